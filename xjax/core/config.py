@@ -1,0 +1,75 @@
+"""Global configuration flags, read on hot paths as plain attributes.
+
+``xjax.config.update("jax_enable_x64", True)`` works as in JAX. Every flag is an attribute
+of the single ``config`` object so a hot path reads it with one attribute lookup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+_DEFAULTS = {
+    # 64-bit types are off by default: float64 requests become float32, int64 int32.
+    "jax_enable_x64": False,
+    # JAX 0.10's default Threefry mode.
+    "jax_threefry_partitionable": True,
+    # Run each eager primitive through its XLA lowering instead of its NumPy impl.
+    "xjax_eager_via_xla": False,
+    # Type-check every jaxpr built by staging (pytest turns this on).
+    "xjax_check_jaxprs": False,
+    "jax_compilation_cache_dir": None,
+    "jax_platforms": None,
+    "jax_default_matmul_precision": None,
+    "jax_numpy_rank_promotion": "allow",
+    "jax_debug_nans": False,
+    "jax_disable_jit": False,
+}
+
+
+class Config:
+    """Holds the flags; change them with :meth:`update` so listeners hear of it."""
+
+    def __init__(self):
+        self.__dict__.update(_DEFAULTS)
+        self._listeners = []
+
+    def update(self, name: str, value) -> None:
+        """Set flag ``name`` to ``value``.
+
+        Examples
+        --------
+        >>> import xjax
+        >>> xjax.config.update("jax_enable_x64", False)
+        """
+        if name not in _DEFAULTS:
+            raise AttributeError(f"Unrecognized config option: {name!r}. "
+                                 f"Known options: {sorted(_DEFAULTS)}")
+        self.__dict__[name] = value
+        for listener in self._listeners:
+            listener(name, value)
+
+    def read(self, name: str):
+        return self.__dict__[name]
+
+    def add_listener(self, listener) -> None:
+        self._listeners.append(listener)
+
+    @contextlib.contextmanager
+    def override(self, **flags):
+        """Temporarily set flags, e.g. ``with config.override(jax_enable_x64=True):``."""
+        old = {name: self.read(name) for name in flags}
+        try:
+            for name, value in flags.items():
+                self.update(name, value)
+            yield
+        finally:
+            for name, value in old.items():
+                self.update(name, value)
+
+
+config = Config()
+
+
+def enable_x64(new_val: bool = True):
+    """Context manager enabling (or disabling) 64-bit types, like ``jax.experimental.enable_x64``."""
+    return config.override(jax_enable_x64=new_val)
