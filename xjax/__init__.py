@@ -1,0 +1,39 @@
+"""xjax: NumPy on CPU and GPU with composable transformations, compiled by XLA.
+
+>>> import xjax as jax
+>>> import xjax.numpy as jnp
+"""
+
+from xjax.core.config import config  # noqa: F401
+from xjax.core.array import Array  # noqa: F401
+from xjax.core import errors  # noqa: F401
+from xjax.interpreters import eval as _eval  # noqa: F401  (installs the root eval trace)
+from xjax import lax  # noqa: F401
+from xjax import numpy  # noqa: F401  (installs Array's operators and methods)
+from xjax import tree_util  # noqa: F401
+from xjax.api import (ShapeDtypeStruct, device_put, jit, make_jaxpr)  # noqa: F401
+from xjax.runtime import default_backend, devices  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def local_devices(process_index=None, backend=None):
+    """The devices of this process."""
+    return devices(backend)
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def block_until_ready(x):
+    """Wait until every array in the pytree ``x`` is computed; return ``x``."""
+    from xjax.core.pytree import tree_leaves
+    for leaf in tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x

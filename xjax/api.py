@@ -1,0 +1,423 @@
+"""The public transformations: ``jit`` and ``make_jaxpr`` (grad, vmap, ... come later)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
+from xjax.core.config import config
+from xjax.core.jaxpr import ClosedJaxpr
+from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.trace import Tracer, ctx as trace_ctx
+from xjax.interpreters import eval as eval_interpreter
+from xjax.interpreters.jit_call import (CompiledFunction, compile_closed_jaxpr, consts_as_args,
+                                        pjit_p)
+from xjax.interpreters.staging import DebugInfo, trace_to_jaxpr
+
+_ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
+
+
+def shaped_abstractify(x) -> ShapedArray:
+    """The aval jit traces an argument with: Arrays and tracers keep theirs; NumPy values get
+    their canonical dtype; Python scalars are weakly typed."""
+    aval = getattr(x, "aval", None)
+    if type(aval) is ShapedArray:
+        return aval
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)), True)
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if isinstance(x, (list, tuple)) or x is None or isinstance(x, str):
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type.")
+    try:
+        value = np.asarray(x)
+    except Exception:
+        value = None
+    if value is None or value.dtype == object:
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type.")
+    return ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
+
+
+def _hashable_static(value, position):
+    try:
+        hash(value)
+    except TypeError as e:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(value)}, {value!r}. The error was:\n"
+            f"TypeError: {e}\n") from None
+    return value
+
+
+class _TraceEntry:
+    """What tracing one signature produced: the jaxpr and, once needed, its executable."""
+
+    __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts")
+
+    def __init__(self, closed, out_tree):
+        self.closed = closed
+        self.out_tree = out_tree
+        self.compiled = None
+        self.call_jaxpr, self.call_consts = consts_as_args(closed)
+
+
+# One cache per function object, shared by every jit wrapper of it (JAX does the same: this
+# is why the seed's impure function prints 4, 5 and then [14]).
+_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_strong_caches: dict = {}
+
+
+def _cache_for(fun) -> dict:
+    try:
+        cache = _caches.get(fun)
+        if cache is None:
+            cache = _caches[fun] = {}
+    except TypeError:  # not weak-referenceable
+        cache = _strong_caches.setdefault(id(fun), {})
+    return cache
+
+
+class Lowered:
+    """The StableHLO of one jitted signature (``jit(f).lower(*args)``)."""
+
+    def __init__(self, entry: _TraceEntry, name: str, in_tree, static_values):
+        self._entry = entry
+        self._name = name
+        self._in_tree = in_tree
+        self._text = None
+
+    def as_text(self, dialect: str = "stablehlo") -> str:
+        if self._text is None:
+            from xjax.lowering.lower_jaxpr import lower_to_module
+            self._text = lower_to_module(self._entry.closed, self._name)[0]
+        return self._text
+
+    def compile(self) -> "Compiled":
+        if self._entry.compiled is None:
+            self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name)
+        return Compiled(self._entry, self._in_tree)
+
+    def __repr__(self):
+        return f"Lowered({self._name})"
+
+
+class Compiled:
+    """A compiled executable for one signature; call it with arguments of that signature."""
+
+    def __init__(self, entry: _TraceEntry, in_tree):
+        self._entry = entry
+        self._in_tree = in_tree
+
+    def as_text(self) -> str:
+        return self._entry.compiled.text
+
+    def __call__(self, *args, **kwargs):
+        flat, tree = tree_flatten((args, kwargs))
+        if tree != self._in_tree:
+            raise TypeError(f"Compiled function called with arguments of structure {tree}, "
+                            f"but it was compiled for {self._in_tree}")
+        outs = self._entry.compiled(*flat)
+        return tree_unflatten(self._entry.out_tree, outs)
+
+
+class JitFunction:
+    """The callable ``jit(fun)`` returns."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=(), keep_unused=False, inline=False):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
+        self._fun = fun
+        functools.update_wrapper(self, fun)
+        self._signature = _signature(fun)
+        self._static_argnums, self._static_argnames = _resolve_static(
+            self._signature, static_argnums, static_argnames)
+        self._donate_argnums = _as_tuple(donate_argnums)
+        self._inline = inline
+        self._cache = _cache_for(fun)
+        self._name = getattr(fun, "__name__", "fun")
+        self._has_statics = bool(self._static_argnums or self._static_argnames)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    # -- signature of a call --
+    def _split(self, args, kwargs):
+        """(static values, dynamic args, dynamic kwargs, dynamic arg names)."""
+        statics = []
+        dyn_args = []
+        nums = self._static_argnums
+        for i, a in enumerate(args):
+            if i in nums:
+                statics.append((i, _hashable_static(a, i)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                statics.append((k, _hashable_static(v, k)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(statics), dyn_args, dyn_kwargs
+
+    def _arg_names(self, args, kwargs, dyn_args, dyn_kwargs):
+        params = list(self._signature.parameters) if self._signature else []
+        names = []
+        positions = [i for i in range(len(args)) if i not in self._static_argnums]
+        for i, a in zip(positions, dyn_args, strict=True):
+            base = params[i] if i < len(params) else f"args[{i}]"
+            names.extend(_leaf_names(base, a))
+        for k, v in dyn_kwargs.items():
+            names.extend(_leaf_names(k, v))
+        return names
+
+    def _entry(self, args, kwargs):
+        """Find or make the trace entry for these arguments; also return the flat args."""
+        if self._has_statics or kwargs:
+            statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        else:
+            statics, dyn_args, dyn_kwargs = (), args, kwargs
+        flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        avals = tuple(shaped_abstractify(x) for x in flat)
+        key = (statics, in_tree, avals, config.jax_enable_x64, self._donate_argnums)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, statics, dyn_args, dyn_kwargs, in_tree, avals)
+            if not _has_tracer_consts(entry.closed):
+                self._cache[key] = entry
+        return entry, flat, in_tree
+
+    def _trace(self, args, kwargs, statics, dyn_args, dyn_kwargs, in_tree, avals):
+        static_map = dict(statics)
+        out_tree_box = []
+
+        def flat_fun(*flat_tracers):
+            dyn_args_t, dyn_kwargs_t = tree_unflatten(in_tree, flat_tracers)
+            full_args = _merge_args(len(args), static_map, dyn_args_t)
+            full_kwargs = dict(dyn_kwargs_t)
+            full_kwargs.update({k: v for k, v in static_map.items() if isinstance(k, str)})
+            out = self._fun(*full_args, **full_kwargs)
+            out_flat, out_tree = tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_flat
+
+        info = DebugInfo("jit", self._fun, self._arg_names(args, kwargs, dyn_args, dyn_kwargs))
+        closed = trace_to_jaxpr(flat_fun, avals, info)
+        return _TraceEntry(closed, out_tree_box[0])
+
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        entry, flat, _ = self._entry(args, kwargs)
+        if type(trace_ctx.trace) is _ROOT:
+            compiled = entry.compiled
+            if compiled is None:
+                compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name)
+            return tree_unflatten(entry.out_tree, compiled(*flat))
+        outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        entry, _, in_tree = self._entry(args, kwargs)
+        return Lowered(entry, self._name, in_tree, None)
+
+    def trace(self, *args, **kwargs):
+        entry, _, _ = self._entry(args, kwargs)
+        return entry.closed
+
+    def eval_shape(self, *args, **kwargs):
+        entry, _, _ = self._entry(args, kwargs)
+        from xjax.core.pytree import tree_unflatten as unflatten
+        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.closed.out_avals]
+        return unflatten(entry.out_tree, structs)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def __repr__(self):
+        return f"<xjax.jit of {self._fun!r}>"
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype, standing for an array in ``eval_shape`` results."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+        donate_argnames=(), keep_unused=False, device=None, backend=None, inline=False,
+        **unsupported):
+    """Compile ``fun`` with XLA: trace it once per signature to a jaxpr and run the executable.
+
+    Parameters
+    ----------
+    fun : callable
+        A pure function of arrays (pytrees of arrays) returning arrays.
+    static_argnums, static_argnames : int or str, or sequences of them
+        Arguments that are hashable Python values baked into the trace; a new value retraces.
+    donate_argnums, donate_argnames :
+        Accepted; buffer donation is not performed yet (results are unaffected).
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> f = xjax.jit(lambda x: x * 2 + 1)
+    >>> f(jnp.arange(3.0))
+    Array([1., 3., 5.], dtype=float32)
+    """
+    if unsupported:
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused, device=device, backend=backend,
+                                 inline=inline)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       keep_unused, inline)
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
+    """A function returning the jaxpr of ``fun`` for the given arguments.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> print(xjax.make_jaxpr(lambda x: x + 1.0)(jnp.ones(3)))
+    { lambda ; a:f32[3]. let b:f32[3] = add a 1.0:f32[] in (b,) }
+    """
+    signature = _signature(fun)
+    static_nums = _resolve_static(signature, static_argnums, ())[0]
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        statics = {i: a for i, a in enumerate(args) if i in static_nums}
+        dyn_args = [a for i, a in enumerate(args) if i not in static_nums]
+        flat, in_tree = tree_flatten((tuple(dyn_args), kwargs))
+        avals = [shaped_abstractify(x) for x in flat]
+        out_tree_box = []
+
+        def flat_fun(*tracers):
+            dyn, kw = tree_unflatten(in_tree, tracers)
+            out = fun(*_merge_args(len(args), statics, dyn), **kw)
+            out_flat, out_tree = tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_flat
+
+        params = list(signature.parameters) if signature else []
+        names = []
+        for i, a in enumerate(args):
+            if i not in static_nums:
+                names.extend(_leaf_names(params[i] if i < len(params) else f"args[{i}]", a))
+        closed = trace_to_jaxpr(flat_fun, avals, DebugInfo("make_jaxpr", fun, names))
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree_box[0], shapes)
+        return closed
+
+    return make
+
+
+# -- helpers --
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def _resolve_static(signature, static_argnums, static_argnames):
+    """Static positions and names, each inferred from the other as JAX does."""
+    nums = set(_as_tuple(static_argnums))
+    names = set(_as_tuple(static_argnames))
+    if signature is not None:
+        params = list(signature.parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        n = len(positional)
+        nums = {i + n if i < 0 else i for i in nums}
+        for i in list(nums):
+            if i < n:
+                names.add(positional[i].name)
+        for i, p in enumerate(positional):
+            if p.name in names:
+                nums.add(i)
+    return frozenset(nums), frozenset(names)
+
+
+def _merge_args(n_args, static_map, dyn_args):
+    dyn = iter(dyn_args)
+    return [static_map[i] if i in static_map else next(dyn) for i in range(n_args)]
+
+
+def _leaf_names(base, value):
+    leaves = tree_flatten(value)[0]
+    if len(leaves) == 1:
+        return [base]
+    return [f"{base}[{i}]" for i in range(len(leaves))]
+
+
+def _has_tracer_consts(closed: ClosedJaxpr) -> bool:
+    return any(isinstance(c, Tracer) for c in closed.consts)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Place ``x`` (a pytree of arrays) on ``device`` (the default device if None)."""
+    from xjax.core.pytree import tree_map
+    from xjax import runtime
+
+    def put(leaf):
+        if type(leaf) is Array:
+            return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
+        value = np.asarray(leaf)
+        dtype = dtypes.canonicalize_dtype(value.dtype)
+        weak = isinstance(leaf, (int, float, complex)) and not isinstance(leaf, np.generic)
+        if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
+            dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(leaf))
+        return _put_array(value.astype(dtype, copy=False), ShapedArray(value.shape, dtype, weak),
+                          device or runtime.devices()[0])
+
+    return tree_map(put, x)
+
+
+def _put_array(value, aval, device):
+    from xjax import runtime
+    client = runtime.get_client(device.platform)
+    buffer = client.buffer_from_numpy(np.ascontiguousarray(value), device)
+    return Array._from_buffer(buffer, aval)

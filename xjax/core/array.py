@@ -1,0 +1,192 @@
+"""``xjax.Array``: an immutable array holding a host NumPy value, a device buffer, or both.
+
+Conversions between the two are lazy and cached. Operators and NumPy-like methods are
+installed by ``xjax.numpy`` at import (DESIGN.md §6), so this layer never imports upward.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core.avals import ShapedArray
+from xjax.core.trace import immutable_message
+
+
+class Array:
+    """A JAX array: immutable, typed by an aval (shape, dtype, weak type)."""
+
+    __slots__ = ("_aval", "_npy", "_buffer", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, weak_type: bool = False):
+        npy = np.asarray(value)
+        self._aval = ShapedArray(npy.shape, npy.dtype, weak_type)
+        self._npy = npy
+        self._buffer = None
+
+    # -- construction helpers used by the interpreters (no validation: hot path) --
+    @staticmethod
+    def _from_numpy(npy, aval: ShapedArray) -> "Array":
+        array = object.__new__(Array)
+        array._aval = aval
+        array._npy = npy
+        array._buffer = None
+        return array
+
+    @staticmethod
+    def _from_buffer(buffer, aval: ShapedArray) -> "Array":
+        array = object.__new__(Array)
+        array._aval = aval
+        array._npy = None
+        array._buffer = buffer
+        return array
+
+    def _value(self):
+        """The host NumPy value (waits for a device computation to finish)."""
+        npy = self._npy
+        if npy is None:
+            npy = self._npy = self._buffer.to_numpy()
+        return npy
+
+    def _device_buffer(self):
+        """A device buffer holding this value (created once, then cached)."""
+        buffer = self._buffer
+        if buffer is None:
+            from xjax.runtime import get_client
+            buffer = self._buffer = get_client().buffer_from_numpy(np.ascontiguousarray(self._npy))
+        return buffer
+
+    # -- attributes --
+    aval = property(lambda self: self._aval)
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: len(self._aval.shape))
+    size = property(lambda self: self._aval.size)
+    weak_type = property(lambda self: self._aval.weak_type)
+
+    @property
+    def nbytes(self) -> int:
+        return self._aval.size * self._aval.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._aval.dtype.itemsize
+
+    def to_concrete_value(self):
+        return self._value()
+
+    # -- Python protocol --
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value())
+        if dtype is not None and value.dtype != dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        return value
+
+    def __len__(self) -> int:
+        if not self._aval.shape:
+            raise TypeError("len() of unsized object")
+        return self._aval.shape[0]
+
+    def __iter__(self):
+        if not self._aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._aval.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._aval.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self._value())
+
+    def __int__(self) -> int:
+        return int(self._value())
+
+    def __float__(self) -> float:
+        return float(self._value())
+
+    def __complex__(self) -> complex:
+        return complex(self._value())
+
+    def __index__(self) -> int:
+        if self._aval.dtype.kind not in "iub":
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index")
+        return int(self._value())
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array'")
+
+    def __setitem__(self, index, value):
+        raise TypeError(immutable_message(self))
+
+    def __reduce__(self):
+        return (_reconstruct, (self._value(), self._aval.weak_type))
+
+    def __repr__(self) -> str:
+        value = self._value()
+        prefix = "Array("
+        if value.size == 0 and value.shape != (0,):
+            body = f"[], shape={value.shape}"
+        else:
+            body = np.array2string(np.asarray(value), separator=", ", prefix=prefix,
+                                   threshold=1000)
+        weak = ", weak_type=True" if self._aval.weak_type else ""
+        return f"{prefix}{body}, dtype={self._aval.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(np.asarray(self._value()))
+
+    def __format__(self, spec: str) -> str:
+        if self._aval.shape == ():
+            return format(self._value().item(), spec)
+        return format(str(self), spec)
+
+    # -- concrete-value methods --
+    def item(self, *args):
+        return np.asarray(self._value()).item(*args)
+
+    def tolist(self):
+        return np.asarray(self._value()).tolist()
+
+    def copy(self) -> "Array":
+        return Array._from_numpy(np.array(self._value()), self._aval)
+
+    def block_until_ready(self) -> "Array":
+        if self._buffer is not None:
+            self._buffer.block_until_ready()
+        return self
+
+    def is_ready(self) -> bool:
+        return self._buffer is None or self._buffer.is_ready()
+
+    def devices(self) -> set:
+        from xjax.runtime import devices
+        if self._buffer is not None:
+            return {self._buffer.device}
+        return {devices()[0]}
+
+    @property
+    def device(self):
+        return next(iter(self.devices()))
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    def copy_to_host_async(self) -> None:
+        pass
+
+    def __dlpack__(self, *args, **kwargs):
+        return np.asarray(self._value()).__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return np.asarray(self._value()).__dlpack_device__()
+
+
+def _reconstruct(value, weak_type):
+    return Array(value, weak_type)

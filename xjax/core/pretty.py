@@ -1,0 +1,93 @@
+"""Printing jaxprs in JAX's format."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, literal_value_repr
+
+_WIDTH = 80
+
+
+def _name(index: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba, ... as JAX names variables."""
+    letters = []
+    while True:
+        letters.append(chr(ord("a") + index % 26))
+        index //= 26
+        if index == 0:
+            break
+    return "".join(reversed(letters))
+
+
+class _Names:
+    def __init__(self):
+        self.names = {}
+
+    def __call__(self, var) -> str:
+        if type(var) is Literal:
+            return literal_value_repr(var.val, var.aval)
+        if type(var) is DropVar:
+            return "_"
+        name = self.names.get(var)
+        if name is None:
+            name = self.names[var] = _name(len(self.names))
+        return name
+
+    def binder(self, var) -> str:
+        return f"{self(var)}:{var.aval.str_short(True)}"
+
+
+def _param_repr(value, names: _Names, indent: int) -> str:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        return _pp_jaxpr(jaxpr, names, indent)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return repr(value)
+
+
+def _pp_eqn(eqn, names: _Names, indent: int) -> str:
+    pad = " " * indent
+    outs = " ".join(names.binder(v) for v in eqn.outvars)
+    ins = " ".join(names(a) for a in eqn.invars)
+    params = {k: v for k, v in sorted(eqn.params.items())
+              if k not in getattr(eqn.primitive, "hidden_params", ())}
+    head = f"{pad}{outs} = {eqn.primitive.name}"
+    if not params:
+        return f"{head} {ins}".rstrip()
+    one_line_params = " ".join(f"{k}={_param_repr(v, names, indent + 4)}"
+                               for k, v in params.items())
+    line = f"{head}[{one_line_params}] {ins}".rstrip()
+    if len(line) <= _WIDTH and "\n" not in line:
+        return line
+    body = "\n".join(f"{pad}  {k}={_param_repr(v, names, indent + 2)}" for k, v in params.items())
+    return f"{head}[\n{body}\n{pad}] {ins}".rstrip()
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
+    pad = " " * indent
+    consts = " ".join(names.binder(v) for v in jaxpr.constvars)
+    ins = " ".join(names.binder(v) for v in jaxpr.invars)
+    lines = [f"{{ lambda {consts}; {ins}. let".replace("lambda ;", "lambda ;")]
+    lines += [_pp_eqn(eqn, names, indent + 4) for eqn in jaxpr.eqns]
+    outs = ", ".join(names(v) for v in jaxpr.outvars)
+    if len(jaxpr.outvars) == 1:
+        outs += ","
+    lines.append(f"{pad}  in ({outs}) }}")
+    return "\n".join(lines)
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    """The text of ``jaxpr`` as ``jax.make_jaxpr`` prints it."""
+    return _pp_jaxpr(jaxpr, _Names(), 0)
+
+
+def pp_eqn(eqn) -> str:
+    return _pp_eqn(eqn, _Names(), 0)

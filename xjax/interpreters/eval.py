@@ -1,0 +1,100 @@
+"""The root interpreter: runs each primitive eagerly.
+
+On the CPU it calls the primitive's NumPy ``impl`` (no compilation, low overhead). With
+``config.xjax_eager_via_xla`` (and on non-CPU devices, later) it runs the primitive compiled
+alone by XLA, cached by primitive, params and avals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core import dtypes, errors
+from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
+from xjax.core.config import config
+from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax.core.primitive import Absent
+from xjax.core.trace import Trace, Tracer, set_root_trace
+
+
+def concrete_operand(x):
+    """(NumPy value, aval) of a concrete operand: an Array, a NumPy value or a Python scalar."""
+    if type(x) is Array:
+        npy = x._npy
+        return (npy if npy is not None else x._value()), x._aval
+    if isinstance(x, Tracer):
+        raise errors.UnexpectedTracerError(
+            f"Encountered an unexpected tracer: {x}. A function transformed by JAX had a side "
+            "effect: it stored a traced value where it outlived the transformation (a global, "
+            "a closure, an attribute), and the value was used after the transformation "
+            "ended. Return the value from the transformed function instead.")
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
+        return np.asarray(x, dtype), ShapedArray((), dtype, True)
+    npy = np.asarray(x)
+    dtype = dtypes.canonicalize_dtype(npy.dtype)
+    if npy.dtype != dtype:
+        npy = npy.astype(dtype)
+    return npy, ShapedArray(npy.shape, dtype, False)
+
+
+class EvalTrace(Trace):
+    """Evaluates primitives on concrete values."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive, args, params):
+        values, avals = [], []
+        for x in args:
+            npy, aval = concrete_operand(x)
+            values.append(npy)
+            avals.append(aval)
+        out_aval = primitive.abstract_eval(*avals, **params)
+        if config.xjax_eager_via_xla:
+            outs = run_primitive_with_xla(primitive, values, avals, params)
+            if primitive.multiple_results:
+                return [Array._from_numpy(o, a) for o, a in zip(outs, out_aval, strict=True)]
+            return Array._from_numpy(outs[0], out_aval)
+        impl = primitive.impl
+        if isinstance(impl, Absent):
+            raise NotImplementedError(f"{primitive.name} has no eager implementation: "
+                                      f"{impl.reason}")
+        out = impl(*values, **params)
+        if primitive.multiple_results:
+            return [Array._from_numpy(_as_dtype(o, a), a)
+                    for o, a in zip(out, out_aval, strict=True)]
+        return Array._from_numpy(_as_dtype(out, out_aval), out_aval)
+
+
+def _as_dtype(value, aval):
+    """Guard against a NumPy impl returning another dtype (e.g. a Python scalar)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is aval.dtype or dtype == aval.dtype:
+        return value
+    if config.xjax_check_jaxprs and dtype is not None:
+        raise AssertionError(f"impl returned {dtype}, abstract eval says {aval.dtype}")
+    return np.asarray(value, dtype=aval.dtype)
+
+
+_xla_primitive_cache: dict = {}
+
+
+def run_primitive_with_xla(primitive, values, avals, params):
+    """Compile ``primitive`` alone with XLA (cached) and run it on ``values``."""
+    from xjax.interpreters.jit_call import compile_closed_jaxpr
+    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
+    compiled = _xla_primitive_cache.get(key)
+    if compiled is None:
+        out_avals = primitive.abstract_eval(*avals, **params)
+        if not primitive.multiple_results:
+            out_avals = [out_avals]
+        invars = [Var(a) for a in avals]
+        outvars = [Var(a) for a in out_avals]
+        jaxpr = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
+        compiled = compile_closed_jaxpr(ClosedJaxpr(jaxpr, []), primitive.name)
+        _xla_primitive_cache[key] = compiled
+    return [np.asarray(b.to_numpy()) for b in compiled.execute_flat(values)]
+
+
+set_root_trace(EvalTrace(None))

@@ -1,0 +1,98 @@
+"""The rule check's table (DESIGN.md §4): per primitive, how to test it.
+
+Each family lists its records in ``xjax/testing/op_records/<family>.py`` as ``RECORDS``;
+this module gathers them. ``tests/lax/test_primitive_rules.py`` walks every registered
+primitive and checks it against its record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xjax.core import dtypes
+
+FLOATS = (np.float32, np.float16, dtypes.bfloat16)
+FLOATS_X64 = (np.float64,)
+COMPLEX = (np.complex64,)
+SIGNED = (np.int8, np.int16, np.int32)
+UNSIGNED = (np.uint8, np.uint16, np.uint32)
+INTS = SIGNED + UNSIGNED
+BOOL = (np.bool_,)
+NUMERIC = FLOATS + COMPLEX + INTS
+ALL = NUMERIC + BOOL
+
+
+@dataclasses.dataclass
+class OpRecord:
+    """How to test one primitive.
+
+    Attributes
+    ----------
+    primitive : str
+        The registered primitive's name.
+    fun : callable
+        Calls the public lax wrapper on arrays (closing over static params).
+    shapes : sequence of tuples
+        One shape per array operand.
+    dtypes : sequence of dtypes
+        Dtypes to try; every operand gets the dtype unless ``make_args`` decides otherwise.
+    make_args : callable(rng, shapes, dtype) -> list of NumPy arrays, optional
+        Input generator (defaults to :func:`random_args`).
+    tol : float
+        Relative and absolute tolerance of impl vs XLA (0 for exact ops).
+    name : str
+        A label for the test id when a primitive has several records.
+    """
+
+    primitive: str
+    fun: Callable
+    shapes: Sequence[tuple]
+    dtypes: Sequence
+    make_args: Callable | None = None
+    tol: float = 0.0
+    name: str = ""
+
+    def args(self, rng, dtype):
+        make = self.make_args or random_args
+        return make(rng, self.shapes, np.dtype(dtype))
+
+
+def random_args(rng, shapes, dtype):
+    """Random operands of ``dtype``: small integers, normal floats, complex, booleans."""
+    return [random_array(rng, shape, dtype) for shape in shapes]
+
+
+def random_array(rng, shape, dtype, low=None, high=None):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtypes.is_complex(dtype):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtypes.is_float(dtype):
+        lo = -3.0 if low is None else low
+        hi = 3.0 if high is None else high
+        return rng.uniform(lo, hi, shape).astype(dtype)
+    info = np.iinfo(dtype)
+    lo = max(info.min, -20) if low is None else low
+    hi = min(info.max, 20) if high is None else high
+    return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
+
+
+# Primitives that need no record, with the reason.
+NO_RECORD = {
+    "jit": "a call primitive: tested through jit itself (tests/interpreters)",
+}
+
+
+def all_records() -> list[OpRecord]:
+    from xjax.testing import op_records
+    records = []
+    for info in pkgutil.iter_modules(op_records.__path__):
+        module = importlib.import_module(f"xjax.testing.op_records.{info.name}")
+        records.extend(module.RECORDS)
+    return records
