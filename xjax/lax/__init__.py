@@ -2,3 +2,4 @@
 per operation (DESIGN.md §4)."""
 
 from xjax.lax.elementwise import *  # noqa: F401,F403
+from xjax.lax.convolution import *  # noqa: F401,F403

@@ -1,0 +1,74 @@
+"""The benchmark workloads, written once against a NumPy-like namespace.
+
+Each workload is ``setup(ns) -> callable``; ``ns`` has ``np`` (the array module: xjax.numpy,
+jax.numpy or numpy), ``jit`` (identity for NumPy), ``asarray`` and ``block`` (wait for a
+result). A workload that an implementation cannot run returns None for it.
+"""
+
+import numpy as np
+
+WORKLOADS = {}
+
+
+def workload(name, needs_jit=False):
+    def register(setup):
+        WORKLOADS[name] = (setup, needs_jit)
+        return setup
+    return register
+
+
+def _selu(jnp):
+    def selu(x, alpha=1.67, lmbda=1.05):
+        return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+    return selu
+
+
+def _norm(X):
+    X = X - X.mean(0)
+    return X / X.std(0)
+
+
+@workload("matmul_3000_f32")
+def matmul(ns):
+    x = ns.asarray(np.random.default_rng(0).standard_normal((3000, 3000)).astype(np.float32))
+    return lambda: ns.block(ns.np.dot(x, x.T))
+
+
+@workload("selu_1e6_eager")
+def selu_eager(ns):
+    x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
+    selu = _selu(ns.np)
+    return lambda: ns.block(selu(x))
+
+
+@workload("selu_1e6_jit", needs_jit=True)
+def selu_jit(ns):
+    x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
+    selu = ns.jit(_selu(ns.np))
+    return lambda: ns.block(selu(x))
+
+
+@workload("norm_10000x10_eager")
+def norm_eager(ns):
+    X = ns.asarray(np.random.default_rng(0).random((10000, 10)).astype(np.float32))
+    return lambda: ns.block(_norm(X))
+
+
+@workload("norm_10000x10_jit", needs_jit=True)
+def norm_jit(ns):
+    X = ns.asarray(np.random.default_rng(0).random((10000, 10)).astype(np.float32))
+    norm = ns.jit(_norm)
+    return lambda: ns.block(norm(X))
+
+
+@workload("jit_call_4", needs_jit=True)
+def jit_call(ns):
+    x = ns.asarray(np.arange(4, dtype=np.float32))
+    f = ns.jit(lambda x: x + 1.0)
+    return lambda: ns.block(f(x))
+
+
+@workload("eager_exp_4")
+def eager_exp(ns):
+    x = ns.asarray(np.arange(4, dtype=np.float32))
+    return lambda: ns.block(ns.np.exp(x))

@@ -1,0 +1,294 @@
+"""Convolution: ``conv_general_dilated`` and its wrappers.
+
+XLA's convolution is a cross-correlation (the kernel is not flipped) with window strides,
+padding (possibly negative), lhs dilation (transposed convolution), rhs dilation (atrous),
+and feature/batch grouping. Spec: the ``convolution`` op of docs/spec.md in StableHLO.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import Primitive
+from xjax.lax.rules import (BATCH_TODO, JVP_TODO, NUMERIC, TRANSPOSE_TODO, check_dtype,
+                            to_operand)
+from xjax.lowering.stablehlo import aval_type, i64_array
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Which dimension of each operand is batch, feature and spatial.
+
+    ``lhs_spec = (batch, feature, spatial...)``, ``rhs_spec = (out feature, in feature,
+    spatial...)``, ``out_spec = (batch, feature, spatial...)``.
+    """
+
+    lhs_spec: tuple
+    rhs_spec: tuple
+    out_spec: tuple
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """Normalize ``None``, a ConvDimensionNumbers, or a triple of layout strings such as
+    ``("NCHW", "OIHW", "NCHW")`` into ConvDimensionNumbers."""
+    rank = len(lhs_shape)
+    if dimension_numbers is None:
+        identity = tuple(range(rank))
+        return ConvDimensionNumbers(identity, identity, identity)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(dimension_numbers) != 3:
+        raise TypeError(f"conv_general_dilated dimension_numbers must be None, a "
+                        f"ConvDimensionNumbers or a triple, got {dimension_numbers!r}")
+    lhs, rhs, out = dimension_numbers
+    if all(isinstance(s, str) for s in dimension_numbers):
+        for spec in dimension_numbers:
+            if len(spec) != rank:
+                raise TypeError(f"convolution layout {spec!r} does not have rank {rank}")
+        spatial = [c for c in rhs if c not in "OI"]
+        return ConvDimensionNumbers(
+            (lhs.index("N"), lhs.index("C"), *[lhs.index(c) for c in spatial]),
+            (rhs.index("O"), rhs.index("I"), *[rhs.index(c) for c in spatial]),
+            (out.index("N"), out.index("C"), *[out.index(c) for c in spatial]))
+    return ConvDimensionNumbers(tuple(lhs), tuple(rhs), tuple(out))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding: str):
+    """Explicit (low, high) pads for ``"SAME"``, ``"SAME_LOWER"`` or ``"VALID"``."""
+    padding = padding.upper()
+    if padding == "VALID":
+        return tuple((0, 0) for _ in in_shape)
+    if padding not in ("SAME", "SAME_LOWER"):
+        raise ValueError(f"Unknown padding type: {padding!r}; use 'SAME', 'SAME_LOWER', "
+                         "'VALID' or a sequence of (low, high) pairs")
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
+        out = -(-size // stride)
+        total = max((out - 1) * stride + window - size, 0)
+        small, large = total // 2, total - total // 2
+        pads.append((large, small) if padding == "SAME_LOWER" else (small, large))
+    return tuple(pads)
+
+
+def _dilated(size, dilation):
+    return 0 if size == 0 else (size - 1) * dilation + 1
+
+
+def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type):
+    check_dtype("conv_general_dilated", lhs.dtype, NUMERIC)
+    if lhs.dtype != rhs.dtype:
+        raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
+                        f"got {lhs.dtype.name}, {rhs.dtype.name}.")
+    if lhs.ndim != rhs.ndim:
+        raise TypeError(f"conv_general_dilated lhs and rhs must have the same rank, got "
+                        f"{lhs.shape} and {rhs.shape}")
+    dn = dimension_numbers
+    lhs_batch, lhs_feature = lhs.shape[dn.lhs_spec[0]], lhs.shape[dn.lhs_spec[1]]
+    rhs_out, rhs_in = rhs.shape[dn.rhs_spec[0]], rhs.shape[dn.rhs_spec[1]]
+    if lhs_feature != rhs_in * feature_group_count:
+        raise TypeError(f"conv_general_dilated lhs feature dimension size ({lhs_feature}) must "
+                        f"equal rhs input feature dimension size ({rhs_in}) times "
+                        f"feature_group_count ({feature_group_count})")
+    if rhs_out % (feature_group_count * batch_group_count):
+        raise TypeError("conv_general_dilated rhs output feature dimension size must be a "
+                        "multiple of feature_group_count * batch_group_count")
+    if lhs_batch % batch_group_count:
+        raise TypeError("conv_general_dilated lhs batch dimension size must be a multiple of "
+                        "batch_group_count")
+    spatial = []
+    for i, (ld, rd) in enumerate(zip(dn.lhs_spec[2:], dn.rhs_spec[2:], strict=True)):
+        size = _dilated(lhs.shape[ld], lhs_dilation[i]) + padding[i][0] + padding[i][1]
+        window = _dilated(rhs.shape[rd], rhs_dilation[i])
+        spatial.append(max(0, (size - window) // window_strides[i] + 1)
+                       if size >= window else 0)
+    out_shape = [0] * lhs.ndim
+    out_shape[dn.out_spec[0]] = lhs_batch // batch_group_count
+    out_shape[dn.out_spec[1]] = rhs_out
+    for i, d in enumerate(dn.out_spec[2:]):
+        out_shape[d] = spatial[i]
+    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    return ShapedArray(tuple(out_shape), dtype, False)
+
+
+def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count, precision,
+               preferred_element_type):
+    dn = dimension_numbers
+    out_dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    work = np.result_type(lhs.dtype, np.float32) if lhs.dtype.kind in "fc" or \
+        lhs.dtype == dtypes.bfloat16 else np.int64
+    if dtypes.is_complex(lhs.dtype):
+        work = np.complex128
+    x = np.transpose(np.asarray(lhs), dn.lhs_spec).astype(work)   # N C spatial...
+    w = np.transpose(np.asarray(rhs), dn.rhs_spec).astype(work)   # O I spatial...
+    n_spatial = x.ndim - 2
+    for i in range(n_spatial):
+        x = _dilate_axis(x, 2 + i, lhs_dilation[i])
+        w = _dilate_axis(w, 2 + i, rhs_dilation[i])
+    x = _pad_axes(x, padding)
+    batch, channels = x.shape[:2]
+    out_features = w.shape[0]
+    bg, fg = batch_group_count, feature_group_count
+    window = w.shape[2:]
+    out_spatial = [max(0, (x.shape[2 + i] - window[i]) // window_strides[i] + 1)
+                   if x.shape[2 + i] >= window[i] else 0 for i in range(n_spatial)]
+    out = np.zeros((batch // bg, out_features, *out_spatial), dtype=work)
+    if all(s > 0 for s in out_spatial) and x.size and w.size:
+        patches = np.lib.stride_tricks.sliding_window_view(x, window, axis=tuple(
+            range(2, 2 + n_spatial)))
+        patches = patches[(slice(None), slice(None)) + tuple(
+            slice(None, None, s) for s in window_strides)]
+        patches = patches[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
+        groups = bg * fg
+        per_out = out_features // groups
+        for g in range(groups):
+            w_g = w[g * per_out:(g + 1) * per_out]
+            if bg > 1:
+                nb = batch // bg
+                p_g = patches[g * nb:(g + 1) * nb]
+            else:
+                cg = channels // fg
+                p_g = patches[:, g * cg:(g + 1) * cg]
+            # sum over input channel and window dims
+            spatial_axes = list(range(2 + n_spatial, 2 + 2 * n_spatial))
+            res = np.tensordot(p_g, w_g, axes=([1] + spatial_axes,
+                                               [1] + list(range(2, 2 + n_spatial))))
+            out[:, g * per_out:(g + 1) * per_out] = np.moveaxis(res, -1, 1)
+    inverse = np.argsort(dn.out_spec)
+    result = np.transpose(out, _out_permutation(dn.out_spec))
+    del inverse
+    return result.astype(out_dtype)
+
+
+def _out_permutation(out_spec):
+    """Permutation taking (N, C, spatial...) to the layout where dim out_spec[k] holds k."""
+    perm = [0] * len(out_spec)
+    for k, d in enumerate(out_spec):
+        perm[d] = k
+    return perm
+
+
+def _dilate_axis(x, axis, dilation):
+    if dilation == 1 or x.shape[axis] == 0:
+        return x
+    shape = list(x.shape)
+    shape[axis] = _dilated(x.shape[axis], dilation)
+    out = np.zeros(shape, x.dtype)
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(None, None, dilation)
+    out[tuple(index)] = x
+    return out
+
+
+def _pad_axes(x, padding):
+    """Pad spatial axes (2, 3, ...) by (low, high), cropping for negative amounts."""
+    widths = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
+    x = np.pad(x, widths)
+    index = [slice(None), slice(None)]
+    for i, (lo, hi) in enumerate(padding):
+        size = x.shape[2 + i]
+        index.append(slice(-lo if lo < 0 else 0, size + hi if hi < 0 else size))
+    return x[tuple(index)]
+
+
+def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count, batch_group_count, precision,
+                preferred_element_type):
+    dn = dimension_numbers
+
+    def layout(spec, first, second):
+        labels = [""] * len(spec)
+        labels[spec[0]], labels[spec[1]] = first, second
+        for i, d in enumerate(spec[2:]):
+            labels[d] = str(i)
+        return "[" + ", ".join(labels) + "]"
+
+    conv = (f"#stablehlo.conv<{layout(dn.lhs_spec, 'b', 'f')}x"
+            f"{layout(dn.rhs_spec, 'o', 'i')}->{layout(dn.out_spec, 'b', 'f')}>")
+    n = len(padding)
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    attrs = {
+        "batch_group_count": f"{batch_group_count} : i64",
+        "dimension_numbers": conv,
+        "feature_group_count": f"{feature_group_count} : i64",
+        "lhs_dilation": i64_array(lhs_dilation),
+        "padding": f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else "dense<> : tensor<0x2xi64>",
+        "rhs_dilation": i64_array(rhs_dilation),
+        "window_strides": i64_array(window_strides),
+    }
+    return ctx.builder.op1("stablehlo.convolution", [lhs, rhs], aval_type(ctx.avals_out[0]),
+                           attrs)
+
+
+conv_general_dilated_p = Primitive(
+    "conv_general_dilated", abstract_eval=_conv_abstract_eval, impl=_conv_impl,
+    lower=_conv_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None):
+    """General n-dimensional convolution (XLA's ConvGeneralDilated).
+
+    Parameters
+    ----------
+    lhs, rhs : arrays
+        Input and kernel, of equal rank and dtype.
+    window_strides : sequence of int
+    padding : str or sequence of (int, int)
+        ``"SAME"``, ``"SAME_LOWER"``, ``"VALID"`` or explicit (low, high) pairs.
+    lhs_dilation, rhs_dilation : sequence of int, optional
+    dimension_numbers : None, ConvDimensionNumbers or a triple of layout strings
+    feature_group_count, batch_group_count : int
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> x = jnp.array([1., 2., 1.]).reshape(1, 1, 3)
+    >>> lax.conv_general_dilated(x, jnp.ones((1, 1, 2)), (1,), [(1, 1)])[0, 0]
+    Array([1., 3., 3., 1.], dtype=float32)
+    """
+    lhs, rhs = to_operand(lhs), to_operand(rhs)
+    dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
+    n_spatial = lhs.ndim - 2
+    window_strides = tuple(int(s) for s in window_strides)
+    lhs_dilation = (1,) * n_spatial if lhs_dilation is None else tuple(lhs_dilation)
+    rhs_dilation = (1,) * n_spatial if rhs_dilation is None else tuple(rhs_dilation)
+    if isinstance(padding, str):
+        in_shape = [_dilated(lhs.shape[d], lhs_dilation[i]) for i, d in enumerate(dn.lhs_spec[2:])]
+        window = [_dilated(rhs.shape[d], rhs_dilation[i]) for i, d in enumerate(dn.rhs_spec[2:])]
+        padding = padtype_to_pads(in_shape, window, window_strides, padding)
+    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+    if len(padding) != n_spatial or len(window_strides) != n_spatial:
+        raise ValueError(f"conv_general_dilated needs {n_spatial} window strides and padding "
+                         f"pairs for rank-{lhs.ndim} operands")
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dn,
+        feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
+        precision=precision, preferred_element_type=preferred_element_type)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """Convolution with NCHW/OIHW layouts and no dilation."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+__all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",
+           "conv_general_dilated_p", "conv", "conv_with_general_padding", "padtype_to_pads"]
