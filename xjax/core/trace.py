@@ -156,7 +156,8 @@ class Tracer:
         return (self[i] for i in range(self.aval.shape[0]))
 
     def __repr__(self):
-        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+        trace_type = type(self._trace)
+        return f"Traced<{self.aval}>with<{getattr(trace_type, 'repr_name', trace_type.__name__)}>"
 
     __str__ = __repr__
 

@@ -15,17 +15,20 @@ from xjax.lowering.stablehlo import aval_type
 class CompiledFunction:
     """An XLA executable for a closed jaxpr, with the constants passed as leading arguments."""
 
-    __slots__ = ("executable", "const_args", "out_avals", "text")
+    __slots__ = ("executable", "const_args", "in_avals", "out_avals", "text")
 
-    def __init__(self, executable, const_args, out_avals, text):
+    def __init__(self, executable, const_args, in_avals, out_avals, text):
         self.executable = executable
-        self.const_args = [_runtime_value(c) for c in const_args]
+        self.const_args = [_runtime_value(c, None) for c in const_args]
+        self.in_avals = in_avals
         self.out_avals = out_avals
         self.text = text
 
     def execute_flat(self, args):
-        """Run on flat operands (Arrays, NumPy values); returns device buffers, not waiting."""
-        values = self.const_args + [_runtime_value(a) for a in args]
+        """Run on flat operands (Arrays, NumPy values, Python scalars); returns device
+        buffers without waiting for the computation."""
+        values = self.const_args + [_runtime_value(a, aval)
+                                    for a, aval in zip(args, self.in_avals, strict=True)]
         return self.executable.execute(values)
 
     def __call__(self, *args):
@@ -33,10 +36,13 @@ class CompiledFunction:
         return [Array._from_buffer(b, a) for b, a in zip(buffers, self.out_avals, strict=True)]
 
 
-def _runtime_value(x):
+def _runtime_value(x, aval):
+    """What the runtime takes for an operand: a device buffer or a contiguous NumPy array of
+    the dtype the executable was compiled for."""
     if type(x) is Array:
         return x._buffer if x._buffer is not None else np.ascontiguousarray(x._npy)
-    return np.ascontiguousarray(x)
+    dtype = None if aval is None else aval.dtype
+    return np.ascontiguousarray(np.asarray(x, dtype=dtype))
 
 
 def compile_closed_jaxpr(closed: ClosedJaxpr, name: str) -> CompiledFunction:
@@ -44,7 +50,7 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str) -> CompiledFunction:
     from xjax.runtime import get_client
     text, const_args = lower_to_module(closed, name)
     executable = get_client().compile(text)
-    return CompiledFunction(executable, const_args, closed.out_avals, text)
+    return CompiledFunction(executable, const_args, closed.in_avals, closed.out_avals, text)
 
 
 # -- the call primitive (named "jit" as JAX 0.10 prints it) --

@@ -54,6 +54,8 @@ class StagingTracer(Tracer):
 class StagingTrace(Trace):
     """Records each primitive application as an equation."""
 
+    repr_name = "DynamicJaxprTrace"  # how tracers print, as in JAX and the seeds
+
     __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug_info",
                  "_producers")
 
