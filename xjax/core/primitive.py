@@ -24,6 +24,10 @@ class Absent:
 # Reasons shared by many primitives.
 NONLINEAR = Absent("nonlinear: reverse mode goes through its jvp")
 NOT_DIFFERENTIABLE = Absent("integer or boolean output: no derivative")
+# Rules that later issues fill in (autodiff: issue 3, vmap: issue 4).
+JVP_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
+TRANSPOSE_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
+BATCH_TODO = Absent("not yet written: batching rules arrive with issue 4")
 
 _RULES = ("abstract_eval", "impl", "lower", "jvp", "transpose", "batch")
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from xjax.core.array import Array
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from xjax.core.primitive import Absent, Primitive
+from xjax.core.primitive import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO, Primitive
 from xjax.core.trace import Trace
 from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_to_module
 from xjax.lowering.stablehlo import aval_type
@@ -92,9 +92,9 @@ pjit_p = Primitive(
     abstract_eval=_jit_abstract_eval,
     impl=_jit_impl,
     lower=_jit_lower,
-    jvp=Absent("not yet written: autodiff is issue 3"),
-    transpose=Absent("not yet written: autodiff is issue 3"),
-    batch=Absent("not yet written: vmap is issue 4"),
+    jvp=JVP_TODO,
+    transpose=TRANSPOSE_TODO,
+    batch=BATCH_TODO,
     multiple_results=True,
 )
 

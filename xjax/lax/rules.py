@@ -11,14 +11,10 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import NONLINEAR, Absent, Primitive
+from xjax.core.primitive import (BATCH_TODO, JVP_TODO, NONLINEAR, TRANSPOSE_TODO,  # noqa: F401
+                                 Absent, Primitive)
 from xjax.core.trace import Tracer
 from xjax.lowering.stablehlo import aval_type, i64_array
-
-# Rules that later issues fill in (autodiff: issue 3, vmap: issue 4).
-JVP_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
-TRANSPOSE_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
-BATCH_TODO = Absent("not yet written: batching rules arrive with issue 4")
 
 _PY_SCALARS = (bool, int, float, complex)
 
