@@ -47,9 +47,13 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         values, avals = [], []
         for x in args:
-            npy, aval = concrete_operand(x)
-            values.append(npy)
-            avals.append(aval)
+            if type(x) is Array and x._npy is not None:
+                values.append(x._npy)
+                avals.append(x._aval)
+            else:
+                npy, aval = concrete_operand(x)
+                values.append(npy)
+                avals.append(aval)
         out_aval = primitive.abstract_eval(*avals, **params)
         if config.xjax_eager_via_xla:
             outs = run_primitive_with_xla(primitive, values, avals, params)

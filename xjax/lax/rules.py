@@ -90,7 +90,17 @@ def elementwise_aval(name: str, accepted, result_dtype=None):
     """Abstract eval of an n-ary elementwise primitive: same dtypes, broadcastable shapes;
     the result is weak only if every operand is."""
 
+    cache: dict = {}
+
     def abstract_eval(*avals, **params):
+        # Eager execution evaluates this on every call: remember answers per signature.
+        key = (avals, tuple(sorted(params.items()))) if params else avals
+        out = cache.get(key)
+        if out is None:
+            out = cache[key] = compute(*avals)
+        return out
+
+    def compute(*avals):
         dtype = avals[0].dtype
         for aval in avals:
             check_dtype(name, aval.dtype, accepted)
