@@ -1,0 +1,49 @@
+"""Builds xjax's one C extension, xjax.runtime._pjrt (the PJRT C API binding).
+
+Everything else about the package lives in pyproject.toml. The extension is
+compiled against the `pjrt_c_api.h` that ships inside the `xla-cpu-pjrt` wheel
+(a build requirement), so the binding and the CPU plugin agree on the ABI.
+"""
+
+import importlib.util
+import os
+
+from setuptools import Extension, setup
+
+
+def _pjrt_include_dir() -> str:
+    override = os.environ.get("XJAX_PJRT_INCLUDE")
+    if override:
+        return override
+    spec = importlib.util.find_spec("xla_plugins.xla_cpu_pjrt")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(
+            "building xjax needs the `xla-cpu-pjrt` package for pjrt_c_api.h "
+            "(pip install xla-cpu-pjrt==0.0.1), or XJAX_PJRT_INCLUDE=<dir with the header>"
+        )
+    include = os.path.join(list(spec.submodule_search_locations)[0], "include")
+    if not os.path.isfile(os.path.join(include, "pjrt_c_api.h")):
+        raise RuntimeError(f"pjrt_c_api.h not found in {include}")
+    return include
+
+
+setup(
+    ext_modules=[
+        Extension(
+            "xjax.runtime._pjrt",
+            sources=[
+                "xjax/runtime/_pjrt.c",
+                "xjax/runtime/_pjrt_client.c",
+                "xjax/runtime/_pjrt_buffer.c",
+                "xjax/runtime/_pjrt_executable.c",
+            ],
+            depends=["xjax/runtime/_pjrt.h"],
+            include_dirs=[_pjrt_include_dir()],
+            libraries=["dl"],
+            extra_compile_args=[
+                "-O2", "-std=c11", "-fvisibility=hidden", "-Wall",
+                "-Wno-missing-field-initializers",
+            ],
+        )
+    ],
+)

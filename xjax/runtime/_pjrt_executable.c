@@ -1,0 +1,414 @@
+/* Executables: compile (with output metadata read once) and the execute hot path. */
+#include "_pjrt.h"
+
+/* --------------------------------------------------------------- Executable */
+
+typedef struct {
+  PyObject_HEAD
+  ClientObject *client;
+  PJRT_LoadedExecutable *exe;
+  int dev_index;
+  Py_ssize_t num_outputs;
+  int *out_ptypes;       /* -1 where unknown */
+  PyObject **out_shapes; /* tuples or NULL */
+  PyObject **out_dtypes; /* borrowed from ptype_dtype or NULL */
+  PyObject *name;
+  PyObject *fingerprint;
+  PJRT_ExecuteOptions options;
+} ExecutableObject;
+
+static void Executable_dealloc(ExecutableObject *self) {
+  if (self->exe != NULL) {
+    const PJRT_Api *api = self->client->api;
+    ARGS(PJRT_LoadedExecutable_Destroy, .executable = self->exe);
+    destroy_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
+  }
+  if (self->out_shapes != NULL)
+    for (Py_ssize_t i = 0; i < self->num_outputs; i++) Py_XDECREF(self->out_shapes[i]);
+  PyMem_Free(self->out_shapes);
+  PyMem_Free(self->out_dtypes);
+  PyMem_Free(self->out_ptypes);
+  Py_XDECREF(self->name);
+  Py_XDECREF(self->fingerprint);
+  Py_XDECREF(self->client);
+  PyObject_Free(self);
+}
+
+/* Output types/dims and names are static: read them once here. */
+static int read_executable_metadata(ExecutableObject *self) {
+  const PJRT_Api *api = self->client->api;
+  PJRT_Error *err;
+  ARGS(PJRT_LoadedExecutable_GetExecutable, .loaded_executable = self->exe);
+  if ((err = api->PJRT_LoadedExecutable_GetExecutable(&a)) != NULL)
+    return raise_error(api, err), -1;
+  PJRT_Executable *ex = a.executable;
+  int rc = -1;
+  PJRT_Executable_NumOutputs_Args n = {
+      .struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE, .executable = ex};
+  if ((err = api->PJRT_Executable_NumOutputs(&n)) != NULL) {
+    raise_error(api, err);
+    goto done;
+  }
+  self->num_outputs = (Py_ssize_t)n.num_outputs;
+  size_t no = n.num_outputs + 1;
+  self->out_ptypes = PyMem_Malloc(no * sizeof(int));
+  self->out_shapes = PyMem_Calloc(no, sizeof(PyObject *));
+  self->out_dtypes = PyMem_Calloc(no, sizeof(PyObject *));
+  if (!self->out_ptypes || !self->out_shapes || !self->out_dtypes) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (size_t i = 0; i < n.num_outputs; i++) self->out_ptypes[i] = -1;
+  if (HAS_FN(api, PJRT_Executable_OutputElementTypes)) {
+    PJRT_Executable_OutputElementTypes_Args t = {
+        .struct_size = PJRT_Executable_OutputElementTypes_Args_STRUCT_SIZE,
+        .executable = ex};
+    err = api->PJRT_Executable_OutputElementTypes(&t);
+    if (err != NULL) {
+      destroy_error(api, err);
+    } else if (t.num_output_types == n.num_outputs) {
+      for (size_t i = 0; i < n.num_outputs; i++) {
+        int p = (int)t.output_types[i];
+        self->out_ptypes[i] = p;
+        if (p >= 0 && p < MAX_PTYPE) self->out_dtypes[i] = ptype_dtype[p];
+      }
+    }
+  }
+  if (HAS_FN(api, PJRT_Executable_OutputDimensions)) {
+    PJRT_Executable_OutputDimensions_Args d = {
+        .struct_size = PJRT_Executable_OutputDimensions_Args_STRUCT_SIZE,
+        .executable = ex};
+    err = api->PJRT_Executable_OutputDimensions(&d);
+    if (err != NULL) {
+      destroy_error(api, err);
+    } else if (d.num_outputs == n.num_outputs) {
+      const int64_t *p = d.dims;
+      for (size_t i = 0; i < n.num_outputs; i++) {
+        PyObject *t = PyTuple_New((Py_ssize_t)d.dim_sizes[i]);
+        if (t == NULL) goto done;
+        for (size_t j = 0; j < d.dim_sizes[i]; j++) {
+          PyObject *v = PyLong_FromLongLong(*p++);
+          if (v == NULL) {
+            Py_DECREF(t);
+            goto done;
+          }
+          PyTuple_SET_ITEM(t, (Py_ssize_t)j, v);
+        }
+        self->out_shapes[i] = t;
+      }
+    }
+  }
+  if (HAS_FN(api, PJRT_Executable_Name)) {
+    PJRT_Executable_Name_Args nm = {.struct_size = PJRT_Executable_Name_Args_STRUCT_SIZE,
+                                    .executable = ex};
+    err = api->PJRT_Executable_Name(&nm);
+    if (err == NULL)
+      self->name = PyUnicode_DecodeUTF8(nm.executable_name,
+                                        (Py_ssize_t)nm.executable_name_size, "replace");
+    else
+      destroy_error(api, err);
+  }
+  if (HAS_FN(api, PJRT_Executable_Fingerprint)) {
+    PJRT_Executable_Fingerprint_Args f = {
+        .struct_size = PJRT_Executable_Fingerprint_Args_STRUCT_SIZE, .executable = ex};
+    err = api->PJRT_Executable_Fingerprint(&f);
+    if (err == NULL && f.executable_fingerprint != NULL)
+      self->fingerprint = PyUnicode_DecodeUTF8(
+          f.executable_fingerprint, (Py_ssize_t)f.executable_fingerprint_size, "replace");
+    else
+      destroy_error(api, err);
+  }
+  PyErr_Clear();
+  {
+    PJRT_LoadedExecutable_AddressableDevices_Args ad = {
+        .struct_size = PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE,
+        .executable = self->exe};
+    if ((err = api->PJRT_LoadedExecutable_AddressableDevices(&ad)) != NULL) {
+      raise_error(api, err);
+      goto done;
+    }
+    self->dev_index = 0;
+    if (ad.num_addressable_devices > 0)
+      for (Py_ssize_t i = 0; i < self->client->ndevices; i++)
+        if (self->client->devices[i] == ad.addressable_devices[0]) self->dev_index = (int)i;
+  }
+  rc = 0;
+done:;
+  PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                    .executable = ex};
+  destroy_error(api, api->PJRT_Executable_Destroy(&d));
+  return rc;
+}
+
+PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"code", "compile_options", "format", NULL};
+  PyObject *code;
+  Py_buffer opts = {0};
+  const char *format = "mlir";
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oy*|s", kwlist, &code, &opts, &format))
+    return NULL;
+  const char *text;
+  Py_ssize_t len;
+  if (PyUnicode_Check(code)) {
+    text = PyUnicode_AsUTF8AndSize(code, &len);
+  } else if (PyBytes_Check(code)) {
+    text = PyBytes_AS_STRING(code);
+    len = PyBytes_GET_SIZE(code);
+  } else {
+    PyErr_SetString(PyExc_TypeError, "code must be str or bytes");
+    text = NULL;
+  }
+  if (text == NULL) {
+    PyBuffer_Release(&opts);
+    return NULL;
+  }
+  const PJRT_Api *api = self->api;
+  PJRT_Program prog = {.struct_size = PJRT_Program_STRUCT_SIZE,
+                       .code = (char *)text,
+                       .code_size = (size_t)len,
+                       .format = format,
+                       .format_size = strlen(format)};
+  ARGS(PJRT_Client_Compile, .client = self->client, .program = &prog,
+       .compile_options = opts.buf, .compile_options_size = (size_t)opts.len);
+  PJRT_Error *err;
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Client_Compile(&a);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&opts);
+  if (err != NULL) return raise_error(api, err);
+
+  ExecutableObject *exe = PyObject_New(ExecutableObject, &ExecutableType);
+  if (exe == NULL) {
+    ARGS(PJRT_LoadedExecutable_Destroy, .executable = a.executable);
+    destroy_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
+    return NULL;
+  }
+  Py_INCREF(self);
+  exe->client = self;
+  exe->exe = a.executable;
+  exe->dev_index = 0;
+  exe->num_outputs = 0;
+  exe->out_ptypes = NULL;
+  exe->out_shapes = NULL;
+  exe->out_dtypes = NULL;
+  exe->name = NULL;
+  exe->fingerprint = NULL;
+  memset(&exe->options, 0, sizeof(exe->options));
+  exe->options.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE;
+  if (read_executable_metadata(exe) < 0) {
+    Py_DECREF(exe);
+    return NULL;
+  }
+  return (PyObject *)exe;
+}
+
+static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
+  ClientObject *c = self->client;
+  const PJRT_Api *api = c->api;
+  PyObject *seq = PySequence_Fast(arglist, "execute() takes a list of arguments");
+  if (seq == NULL) return NULL;
+  Py_ssize_t nargs = PySequence_Fast_GET_SIZE(seq);
+  Py_ssize_t nout = self->num_outputs;
+
+  PJRT_Buffer *arg_stack[STACK_ARGS], *out_stack[STACK_ARGS];
+  PyObject *held_stack[STACK_ARGS];
+  char temp_stack[STACK_ARGS];
+  PJRT_Buffer **argv = arg_stack, **outv = out_stack;
+  PyObject **held = held_stack;
+  char *temp = temp_stack;
+  PyObject *result = NULL;
+  Py_ssize_t nheld = 0, i;
+  if (nargs > STACK_ARGS) {
+    argv = PyMem_Malloc(sizeof(PJRT_Buffer *) * (size_t)nargs);
+    held = PyMem_Malloc(sizeof(PyObject *) * (size_t)nargs);
+    temp = PyMem_Malloc((size_t)nargs);
+    if (!argv || !held || !temp) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+  }
+  if (nout > STACK_ARGS) {
+    outv = PyMem_Malloc(sizeof(PJRT_Buffer *) * (size_t)nout);
+    if (!outv) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+  }
+  for (i = 0; i < nargs; i++) {
+    /* Re-read each time: the conversion hooks run Python code. */
+    if (PySequence_Fast_GET_SIZE(seq) != nargs) {
+      PyErr_SetString(PyExc_RuntimeError, "execute() argument list changed during the call");
+      goto cleanup;
+    }
+    PyObject *x = PySequence_Fast_ITEMS(seq)[i];
+    if (Py_TYPE(x) == &BufferType) {
+      BufferObject *b = (BufferObject *)x;
+      if (b->deleted) {
+        PyErr_Format(XlaRuntimeError,
+                     "INVALID_ARGUMENT: argument %zd is a deleted DeviceBuffer", i);
+        goto cleanup;
+      }
+      argv[i] = b->buf;
+      b->inflight++;
+      temp[i] = 0;
+    } else {
+      int ptype;
+      argv[i] = upload(c, x, self->dev_index, 1, &ptype, NULL);
+      if (argv[i] == NULL) goto cleanup;
+      temp[i] = 1;
+    }
+    Py_INCREF(x); /* the list may change while the GIL is released */
+    held[nheld++] = x;
+  }
+  {
+    PJRT_Buffer *const *arg_lists[1] = {argv};
+    PJRT_Buffer **out_lists[1] = {outv};
+    ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &self->options,
+         .argument_lists = arg_lists, .num_devices = 1, .num_args = (size_t)nargs,
+         .output_lists = out_lists);
+    PJRT_Error *err;
+    if (release_gil_in_execute) {
+      Py_BEGIN_ALLOW_THREADS
+      err = api->PJRT_LoadedExecutable_Execute(&a);
+      Py_END_ALLOW_THREADS
+    } else {
+      err = api->PJRT_LoadedExecutable_Execute(&a);
+    }
+    if (err != NULL) {
+      raise_error(api, err);
+      goto cleanup;
+    }
+  }
+  result = PyList_New(nout);
+  if (result == NULL) {
+    for (i = 0; i < nout; i++) {
+      ARGS(PJRT_Buffer_Destroy, .buffer = outv[i]);
+      destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+    }
+    goto cleanup;
+  }
+  for (i = 0; i < nout; i++) {
+    BufferObject *b = new_buffer(c, outv[i], self->out_ptypes[i], self->dev_index,
+                                 self->out_shapes[i], self->out_dtypes[i]);
+    if (b == NULL) {
+      for (Py_ssize_t j = i; j < nout; j++) {
+        ARGS(PJRT_Buffer_Destroy, .buffer = outv[j]);
+        destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+      }
+      Py_CLEAR(result);
+      goto cleanup;
+    }
+    if (b->ptype < 0) {
+      ARGS(PJRT_Buffer_ElementType, .buffer = outv[i]);
+      PJRT_Error *err = api->PJRT_Buffer_ElementType(&a);
+      if (err != NULL) {
+        destroy_error(api, err);
+      } else {
+        b->ptype = (int)a.type;
+      }
+    }
+    PyList_SET_ITEM(result, i, (PyObject *)b);
+  }
+cleanup:
+  /* Uploaded temporaries: PJRT keeps their memory until the run is done. */
+  for (i = 0; i < nheld; i++) {
+    if (temp[i]) {
+      ARGS(PJRT_Buffer_Destroy, .buffer = argv[i]);
+      destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+    } else {
+      ((BufferObject *)held[i])->inflight--;
+    }
+    Py_DECREF(held[i]);
+  }
+  if (argv != arg_stack) {
+    PyMem_Free(argv);
+    PyMem_Free(held);
+    PyMem_Free(temp);
+  }
+  if (outv != out_stack) PyMem_Free(outv);
+  Py_DECREF(seq);
+  return result;
+}
+
+static PyObject *Executable_get_shapes(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *t = PyTuple_New(self->num_outputs);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t i = 0; i < self->num_outputs; i++) {
+    PyObject *v = self->out_shapes[i] ? self->out_shapes[i] : Py_None;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+static PyObject *Executable_get_dtypes(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *t = PyTuple_New(self->num_outputs);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t i = 0; i < self->num_outputs; i++) {
+    PyObject *v = self->out_dtypes[i] ? self->out_dtypes[i] : Py_None;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+static PyObject *Executable_get_device(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *devs = self->client->py_devices;
+  if (PyTuple_Check(devs) && self->dev_index < PyTuple_GET_SIZE(devs)) {
+    PyObject *d = PyTuple_GET_ITEM(devs, self->dev_index);
+    Py_INCREF(d);
+    return d;
+  }
+  return PyLong_FromLong(self->dev_index);
+}
+
+static PyObject *opt_or_none(PyObject *o) {
+  if (o == NULL) o = Py_None;
+  Py_INCREF(o);
+  return o;
+}
+
+static PyObject *Executable_get_name(ExecutableObject *self, void *c) {
+  (void)c;
+  return opt_or_none(self->name);
+}
+
+static PyObject *Executable_get_fingerprint(ExecutableObject *self, void *c) {
+  (void)c;
+  return opt_or_none(self->fingerprint);
+}
+
+static PyMethodDef Executable_methods[] = {
+    {"execute", (PyCFunction)Executable_execute, METH_O,
+     "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
+     "arguments; returns at once (asynchronous). Numpy arguments must not be mutated "
+     "until the results are ready."},
+    {NULL, NULL, 0, NULL}};
+
+static PyMemberDef Executable_members[] = {
+    {"num_outputs", T_PYSSIZET, offsetof(ExecutableObject, num_outputs), READONLY,
+     "Number of results."},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyGetSetDef Executable_getset[] = {
+    {"output_shapes", (getter)Executable_get_shapes, NULL, "Shapes of the results.", NULL},
+    {"output_dtypes", (getter)Executable_get_dtypes, NULL, "dtypes of the results.", NULL},
+    {"device", (getter)Executable_get_device, NULL, "Device it runs on.", NULL},
+    {"name", (getter)Executable_get_name, NULL, NULL, NULL},
+    {"fingerprint", (getter)Executable_get_fingerprint, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject ExecutableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "xjax.runtime.Executable",
+    .tp_basicsize = sizeof(ExecutableObject),
+    .tp_dealloc = (destructor)Executable_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A program compiled and loaded by PJRT.",
+    .tp_methods = Executable_methods,
+    .tp_members = Executable_members,
+    .tp_getset = Executable_getset,
+};
+
