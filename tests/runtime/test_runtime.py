@@ -5,6 +5,7 @@ Programs are hand-written StableHLO in the generic operation form, as the loweri
 
 import gc
 import os
+import subprocess
 import sys
 import threading
 import weakref
@@ -109,6 +110,16 @@ def random_array(shape, dtype, seed=0) -> np.ndarray:
         finite = np.isfinite(arr.astype(np.complex128 if dt.kind == "c" else np.float64))
         arr = np.where(finite, arr, np.zeros((), dt)).astype(dt)
     return arr
+
+
+def aligned(a: np.ndarray, alignment: int = 64) -> np.ndarray:
+    """A copy of `a` whose data starts at a multiple of `alignment` bytes (PJRT's CPU
+    client aliases host memory only when it is suitably aligned)."""
+    raw = np.empty(a.nbytes + alignment, np.uint8)
+    off = (-raw.ctypes.data) % alignment
+    out = raw[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def bits(a: np.ndarray) -> bytes:
@@ -372,6 +383,26 @@ def test_buffer_on_another_device():
         CLIENT.buffer_from_numpy(x, "not a device")
 
 
+def test_cpu_device_count_from_environment():
+    code = (
+        "import numpy as np, xjax.runtime as rt\n"
+        "d = rt.devices('cpu'); assert [x.id for x in d] == [0, 1, 2], d\n"
+        "c = rt.get_client()\n"
+        "exe = c.compile(%r, device=d[2])\n"
+        "x = np.arange(4, dtype=np.float32)\n"
+        "(o,) = exe.execute([c.buffer_from_numpy(x, d[2]), x])\n"
+        "assert o.device is d[2] and (o.to_numpy() == 2 * x).all()\n"
+        "print('ok')\n"
+    ) % ADD4
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=3")
+    env.pop("XJAX_NUM_CPU_DEVICES", None)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # import what we import
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok" and r.stderr == ""
+
+
 # --------------------------------------------------------------------------- errors
 
 
@@ -455,13 +486,14 @@ def test_async_execute_then_block_until_ready():
     np.testing.assert_array_equal(outs[-1].to_numpy(), x)
 
 
-def test_numpy_input_collected_while_running_is_safe():
+@pytest.mark.parametrize("is_aligned", [True, False])
+def test_numpy_input_collected_while_running_is_safe(is_aligned):
     n = 256
     exe = CLIENT.compile(_slow_module(n, 32))
-    outs, refs = [], []
+    outs = []
     for k in range(4):
         x = np.eye(n, dtype=np.float32) * (k + 1)
-        x = np.ascontiguousarray(x)
+        x = aligned(x) if is_aligned else np.ascontiguousarray(x)
         outs.append(exe.execute([x])[0])
         del x  # only PJRT (through the extension) references the array now
         gc.collect()
@@ -475,13 +507,27 @@ def test_numpy_input_collected_while_running_is_safe():
 def test_aliased_numpy_input_is_kept_alive_until_done():
     n = 256
     exe = CLIENT.compile(_slow_module(n, 32))
-    x = np.eye(n, dtype=np.float32) * 2
+    x = aligned(np.eye(n, dtype=np.float32) * 2)
     before = sys.getrefcount(x)
     (out,) = exe.execute([x])
     assert sys.getrefcount(x) == before + 1  # held while PJRT may read it
     np.testing.assert_allclose(out.to_numpy(), np.eye(n) * 2.0 ** 33, rtol=1e-5)
     CLIENT._sweep(True)
     assert sys.getrefcount(x) == before
+
+
+def test_may_alias_shares_memory_and_copy_does_not():
+    x = aligned(np.arange(1 << 14, dtype=np.float32))
+    shared = CLIENT.buffer_from_numpy(x, may_alias=True)
+    assert shared.unsafe_buffer_pointer() == x.ctypes.data
+    copied = CLIENT.buffer_from_numpy(x)
+    assert copied.unsafe_buffer_pointer() != x.ctypes.data
+    x[0] = 42.0  # the default (a copy) is immune to later mutation
+    assert copied.to_numpy()[0] == 0.0
+    refs = sys.getrefcount(x)
+    del shared
+    CLIENT._sweep(True)
+    assert sys.getrefcount(x) == refs - 1  # released once PJRT let go of it
 
 
 def test_execute_from_many_threads():

@@ -254,19 +254,17 @@ static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
                                    &PyDict_Type, &options))
     return NULL;
   const PJRT_Api *api = plugin->api;
+  if (ndarray_type == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "_pjrt._configure() must be called before Client()");
+    return NULL;
+  }
 
   /* Client create options (e.g. cpu_device_count) as PJRT_NamedValues. */
   Py_ssize_t nopt = options ? PyDict_Size(options) : 0;
   PJRT_NamedValue *nv = NULL;
-  int64_t *ints = NULL;
   if (nopt > 0) {
     nv = PyMem_Calloc((size_t)nopt, sizeof(PJRT_NamedValue));
-    ints = PyMem_Calloc((size_t)nopt, sizeof(int64_t));
-    if (nv == NULL || ints == NULL) {
-      PyMem_Free(nv);
-      PyMem_Free(ints);
-      return PyErr_NoMemory();
-    }
+    if (nv == NULL) return PyErr_NoMemory();
     Py_ssize_t pos = 0, i = 0;
     PyObject *k, *v;
     while (PyDict_Next(options, &pos, &k, &v)) {
@@ -306,7 +304,6 @@ static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
   err = api->PJRT_Client_Create(&a);
   Py_END_ALLOW_THREADS
   PyMem_Free(nv);
-  PyMem_Free(ints);
   if (err != NULL) return raise_error(api, err);
 
   ClientObject *self = (ClientObject *)type->tp_alloc(type, 0);
@@ -362,7 +359,6 @@ static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
 
 bad_opts:
   PyMem_Free(nv);
-  PyMem_Free(ints);
   return NULL;
 }
 
