@@ -496,9 +496,9 @@ PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias
     }
   }
   if (arr == NULL) {
-    /* Anything unusual (non-arrays, byte-swapped, sub-byte types) goes through
-     * Python, which returns a native array, its PJRT type and optionally the
-     * logical dims (when the array holds packed data). */
+    /* Anything unusual (non-arrays, byte-swapped, ...) goes through Python,
+     * which returns a native array, its PJRT type and optionally the dims to
+     * use when they differ from the array's own. */
     PyObject *r = PyObject_CallOneArg(hook_normalize, obj);
     if (r == NULL) return NULL;
     if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) < 2) {
@@ -580,9 +580,12 @@ PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias
       raise_error(api, err);
       goto fail;
     }
-    if (alias && a.done_with_host_buffer != NULL) {
-      if (add_pending(c, a.done_with_host_buffer, &view) < 0) {
-        /* Out of memory: keep the array alive for good rather than risk it. */
+    if (alias) {
+      /* PJRT may read the array until its done-event fires. Without an event
+       * (or memory to track it) the array is kept alive for good. */
+      if (a.done_with_host_buffer == NULL ||
+          add_pending(c, a.done_with_host_buffer, &view) < 0) {
+        PyErr_Clear();
         Py_INCREF(arr);
         PyBuffer_Release(&view);
       }

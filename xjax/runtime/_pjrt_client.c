@@ -203,33 +203,43 @@ PyTypeObject PluginType = {
 /* ------------------------------------------------------------------- Client */
 
 void sweep_pending(ClientObject *c, int wait) {
-  PendingHost **pp = &c->pending;
-  while (*pp != NULL) {
-    PendingHost *p = *pp;
-    int done = 0;
-    if (wait) {
-      destroy_error(c->api, await_and_destroy(c->api, p->event));
-      p->event = NULL;
-      done = 1;
-    } else {
+  PendingHost *done = NULL;
+  if (wait) {
+    done = c->pending;
+    c->pending = NULL;
+    c->npending = 0;
+  } else {
+    PendingHost **pp = &c->pending;
+    while (*pp != NULL) {
+      PendingHost *p = *pp;
       PJRT_Event_IsReady_Args r = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE,
                                    .event = p->event};
       PJRT_Error *err = c->api->PJRT_Event_IsReady(&r);
       destroy_error(c->api, err);
-      done = err == NULL && r.is_ready;
-    }
-    if (done) {
-      destroy_event(c->api, p->event);
-      *pp = p->next;
-      PyBuffer_Release(&p->view);
-      PyMem_Free(p);
-      c->npending--;
-    } else {
-      pp = &p->next;
+      if (err == NULL && r.is_ready) {
+        *pp = p->next;
+        p->next = done;
+        done = p;
+        c->npending--;
+      } else {
+        pp = &p->next;
+      }
     }
   }
   /* Amortised O(1): the next sweep comes after the list doubles. */
   c->sweep_at = c->npending < 8 ? 16 : 2 * c->npending;
+  /* Released only once unlinked: awaiting drops the GIL, and freeing an array
+   * can run Python code that uploads (and sweeps) again. */
+  while (done != NULL) {
+    PendingHost *p = done;
+    done = p->next;
+    if (wait)
+      destroy_error(c->api, await_and_destroy(c->api, p->event));
+    else
+      destroy_event(c->api, p->event);
+    PyBuffer_Release(&p->view);
+    PyMem_Free(p);
+  }
 }
 
 int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view) {
