@@ -1,4 +1,10 @@
-"""The ``jit`` call primitive and compilation of closed jaxprs with XLA."""
+"""The ``jit`` call primitive and compilation of closed jaxprs with XLA.
+
+The call primitive holds a closed jaxpr (whose consts are passed as leading operands) and
+has every rule, so ``jit`` composes with the transformations: jvp (trace the jvp of the
+inner jaxpr), partial evaluation (split the inner jaxpr into known and unknown parts), and
+transpose (trace the backward pass of the inner linear jaxpr).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,8 @@ import numpy as np
 
 from xjax.core.array import Array
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from xjax.core.primitive import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO, Primitive
-from xjax.core.trace import Trace
+from xjax.core.primitive import BATCH_TODO, Primitive
+from xjax.core.trace import set_current_trace
 from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_to_module
 from xjax.lowering.stablehlo import aval_type
 
@@ -74,17 +80,121 @@ def _jit_lower(ctx, *operands, jaxpr: ClosedJaxpr, name: str):
     cache_key = ("jit", id(jaxpr.jaxpr))
     callee = module.cache.get(cache_key)
     if callee is None:
-        inner = _closed_to_open(jaxpr)
-        callee = lower_jaxpr_function(module, name, inner).name
-        module.cache[cache_key] = callee
+        if jaxpr.consts:
+            raise ValueError("the jit primitive expects a jaxpr whose consts are arguments")
+        callee = lower_jaxpr_function(module, name, jaxpr.jaxpr).name
+        module.cache[cache_key] = (callee, jaxpr)
+    else:
+        callee = callee[0]
     out_types = [aval_type(a) for a in ctx.avals_out]
     return ctx.builder.op("func.call", operands, out_types, {"callee": f"@{callee}"})
 
 
-def _closed_to_open(closed: ClosedJaxpr) -> Jaxpr:
-    if closed.consts:
-        raise ValueError("the jit primitive expects a jaxpr whose consts are arguments")
-    return closed.jaxpr
+def _trace_flat(fun, in_avals, name):
+    """Trace ``fun`` to a closed jaxpr whose consts are leading arguments, plus the consts."""
+    from xjax.interpreters.staging import trace_to_jaxpr
+    return consts_as_args(trace_to_jaxpr(fun, in_avals))
+
+
+_derived_cache: dict = {}
+
+
+def _derived(kind, jaxpr, key, make):
+    """Memoize a jaxpr derived from ``jaxpr`` (its jvp, partial eval, transpose)."""
+    full_key = (kind, id(jaxpr), key)
+    hit = _derived_cache.get(full_key)
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    value = make()
+    _derived_cache[full_key] = (jaxpr, value)
+    return value
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+    from xjax.interpreters.jvp import Zero, get_aval, jvp_flat, tangent_aval
+    nonzero = tuple(type(t) is not Zero for t in tangents)
+
+    def make():
+        in_avals = [get_aval(p) for p in primals]
+        tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+        n = len(in_avals)
+        out_nonzero = []
+
+        def jvp_fun(*args):
+            ps, ts_nz = args[:n], iter(args[n:])
+            ts = [next(ts_nz) if nz else Zero(tangent_aval(a))
+                  for a, nz in zip(in_avals, nonzero, strict=True)]
+            outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs),
+                                    ps, ts)
+            out_nonzero.extend(type(t) is not Zero for t in out_ts)
+            return list(outs) + [t for t in out_ts if type(t) is not Zero]
+
+        closed, consts = _trace_flat(jvp_fun, in_avals + tangent_avals, name)
+        return closed, consts, tuple(out_nonzero)
+
+    closed, consts, out_nonzero = _derived("jvp", jaxpr, nonzero, make)
+    tangents_nz = [t for t in tangents if type(t) is not Zero]
+    outs = pjit_p.bind(*consts, *primals, *tangents_nz, jaxpr=closed, name=f"jvp({name})")
+    n_out = len(jaxpr.out_avals)
+    primal_out, tangent_iter = outs[:n_out], iter(outs[n_out:])
+    tangent_out = [next(tangent_iter) if nz else Zero(tangent_aval(a))
+                   for a, nz in zip(jaxpr.out_avals, out_nonzero, strict=True)]
+    return primal_out, tangent_out
+
+
+def _jit_partial_eval(trace, args, params):
+    """Under a partial-staging trace: run the known part now, stage the unknown part."""
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr
+    from xjax.interpreters.staging import StagingTrace
+    jaxpr, name = params["jaxpr"], params["name"]
+    unknowns = tuple(trace.is_unknown(x) for x in args)
+
+    def make():
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr.jaxpr, unknowns)
+        return ClosedJaxpr(known, []), ClosedJaxpr(unknown, []), out_unknowns, n_res
+
+    known, unknown, out_unknowns, n_res = _derived("partial_eval", jaxpr, unknowns, make)
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = pjit_p.bind(*known_args, jaxpr=known, name=name) if known.out_avals else []
+    n_known = len(known_outs) - n_res
+    residuals = known_outs[n_known:]
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    unknown_outs = StagingTrace.process_primitive(trace, pjit_p, [*residuals, *unknown_args],
+                                                  {"jaxpr": unknown, "name": name})
+    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in out_unknowns]
+
+
+def _jit_transpose(cts, *operands, jaxpr: ClosedJaxpr, name: str):
+    from xjax.interpreters.jvp import Zero, instantiate
+    from xjax.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+    undefined = tuple(is_undefined(o) for o in operands)
+    ct_nonzero = tuple(type(c) is not Zero for c in cts)
+
+    def make():
+        from xjax.interpreters.jvp import get_aval
+        known_avals = [get_aval(o) for o, u in zip(operands, undefined, strict=True) if not u]
+        ct_avals = [a for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True) if nz]
+        n_known = len(known_avals)
+
+        def transpose_fun(*args):
+            known_iter, ct_iter = iter(args[:n_known]), iter(args[n_known:])
+            linear_args = [UndefinedPrimal(o.aval) if u else next(known_iter)
+                           for o, u in zip(operands, undefined, strict=True)]
+            cts_full = [next(ct_iter) if nz else Zero(a)
+                        for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
+            results = backward_pass(jaxpr.jaxpr, jaxpr.consts, linear_args, cts_full)
+            return [instantiate(r) for r, u in zip(results, undefined, strict=True) if u]
+
+        return _trace_flat(transpose_fun, known_avals + ct_avals, name)
+
+    closed, consts = _derived("transpose", jaxpr, (undefined, ct_nonzero), make)
+    known_vals = [o for o, u in zip(operands, undefined, strict=True) if not u]
+    cts_nz = [c for c in cts if type(c) is not Zero]
+    outs = iter(pjit_p.bind(*consts, *known_vals, *cts_nz, jaxpr=closed,
+                            name=f"transpose({name})"))
+    return [next(outs) if u else None for u in undefined]
 
 
 pjit_p = Primitive(
@@ -92,11 +202,19 @@ pjit_p = Primitive(
     abstract_eval=_jit_abstract_eval,
     impl=_jit_impl,
     lower=_jit_lower,
-    jvp=JVP_TODO,
-    transpose=TRANSPOSE_TODO,
+    jvp=_jit_jvp,
+    transpose=_jit_transpose,
     batch=BATCH_TODO,
     multiple_results=True,
 )
+
+
+def _register_partial_eval():
+    from xjax.interpreters.partial_eval import partial_eval_rules
+    partial_eval_rules[pjit_p] = _jit_partial_eval
+
+
+_register_partial_eval()
 
 
 def consts_as_args(closed: ClosedJaxpr):
@@ -105,8 +223,3 @@ def consts_as_args(closed: ClosedJaxpr):
     open_jaxpr = Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
                        jaxpr.debug_info)
     return ClosedJaxpr(open_jaxpr, []), list(closed.consts)
-
-
-def inline_call(closed: ClosedJaxpr, *args):
-    """Evaluate a closed jaxpr under the current trace (used when inlining)."""
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)

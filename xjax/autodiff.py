@@ -1,0 +1,541 @@
+"""Differentiation: ``jvp``, ``linearize``, ``vjp``, ``grad``, ``value_and_grad``, ``jacfwd``,
+``jacrev``, ``hessian`` (DESIGN.md §5).
+
+Forward mode is the JVP interpreter. Reverse mode is linearize (jvp under a partial-staging
+trace, which computes primals now and stages the linear tangent computation into a jaxpr)
+followed by the transpose of that jaxpr. Only jvp and transpose rules are ever written.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.array import Array
+from xjax.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
+from xjax.core.trace import current_trace, set_current_trace
+from xjax.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
+                                   jvp_flat, tangent_aval, zeros_like_aval)
+from xjax.interpreters.partial_eval import PartialStagingTrace
+from xjax.interpreters.transpose import UndefinedPrimal, backward_pass
+from xjax.lax.rules import to_operand
+
+
+def _as_operand_tree(tree):
+    return tree_map(to_operand, tree)
+
+
+# -- jvp --
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode Jacobian-vector product: ``(fun(*primals), J @ tangents)``.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.jvp(jnp.sin, (0.0,), (1.0,))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    flat_primals, in_tree = tree_flatten(tuple(primals))
+    flat_tangents, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {in_tree} whereas tangents "
+                        f"have tree structure {tangent_tree}.")
+    flat_primals = [to_operand(p) for p in flat_primals]
+    checked = []
+    for p, t in zip(flat_primals, flat_tangents, strict=True):
+        checked.append(_check_tangent(get_aval(p), t))
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out = fun(*tree_unflatten(in_tree, xs))
+        if has_aux:
+            out, aux = out
+            out_tree_box.append(aux)
+        flat_out, out_tree = tree_flatten(out)
+        out_tree_box.insert(0, out_tree)
+        return [to_operand(o) for o in flat_out]
+
+    outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
+    out_tree = out_tree_box[0]
+    out_tangents = [instantiate(t) for t in out_tangents]
+    result = (tree_unflatten(out_tree, outs), tree_unflatten(out_tree, out_tangents))
+    return result + (out_tree_box[1],) if has_aux else result
+
+
+def _check_tangent(primal_aval, tangent):
+    expected = tangent_aval(primal_aval)
+    if type(tangent) is Zero:
+        return tangent
+    t_aval = get_aval(tangent) if not isinstance(tangent, (int, float, complex)) else \
+        get_aval(to_operand(tangent))
+    if expected.dtype == dtypes.float0:
+        if t_aval.dtype != dtypes.float0:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                "or in case of int/bool primal dtype the tangent dtype must be float0. Got "
+                f"primal dtype {primal_aval.dtype.name} and so expected tangent dtype float0, "
+                f"but got tangent dtype {t_aval.dtype.name} instead.")
+        return Zero(expected)
+    if t_aval.dtype != expected.dtype:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or "
+            "in case of int/bool primal dtype the tangent dtype must be float0. Got primal "
+            f"dtype {primal_aval.dtype.name} and so expected tangent dtype "
+            f"{expected.dtype.name}, but got tangent dtype {t_aval.dtype.name} instead.")
+    if t_aval.shape != primal_aval.shape:
+        raise ValueError("jvp called with different primal and tangent shapes;Got primal "
+                         f"shape {primal_aval.shape} and tangent shape as {t_aval.shape}")
+    return to_operand(tangent)
+
+
+# -- linearize and vjp --
+
+class _Linearized:
+    """What linearizing a flat function at a point gives: the primal outputs and the linear
+    tangent jaxpr (residuals as its consts)."""
+
+    def __init__(self, primal_outs, linear_jaxpr, residuals, in_avals, diff_mask, out_avals):
+        self.primal_outs = primal_outs
+        self.linear_jaxpr = linear_jaxpr
+        self.residuals = residuals
+        self.in_avals = in_avals
+        self.diff_mask = diff_mask
+        self.out_avals = out_avals
+
+    def transpose(self, cts):
+        """Input cotangents (one per flat primal; float0 zeros for non-differentiable)."""
+        linear_args = [UndefinedPrimal(tangent_aval(a))
+                       for a, d in zip(self.in_avals, self.diff_mask, strict=True) if d]
+        results = backward_pass(self.linear_jaxpr, self.residuals, linear_args, cts)
+        results = iter(results)
+        return [instantiate(next(results)) if d else zeros_like_aval(tangent_aval(a))
+                for a, d in zip(self.in_avals, self.diff_mask, strict=True)]
+
+    def apply(self, tangents):
+        """The linear map: output tangents for input tangents (differentiable ones only)."""
+        from xjax.core.jaxpr import eval_jaxpr
+        return eval_jaxpr(self.linear_jaxpr, self.residuals, *tangents)
+
+
+def linearize_flat(flat_fun, primals) -> _Linearized:
+    in_avals = [get_aval(p) for p in primals]
+    diff_mask = [is_differentiable(a) for a in in_avals]
+    staging = PartialStagingTrace(current_trace())
+    tangents = [staging.new_arg(tangent_aval(a)) if d else Zero(tangent_aval(a))
+                for a, d in zip(in_avals, diff_mask, strict=True)]
+    jvp_trace = JVPTrace(staging)
+    tracers = [jvp_trace.wrap(p, t) for p, t in zip(primals, tangents, strict=True)]
+    try:
+        with set_current_trace(jvp_trace):
+            outs = flat_fun(*tracers)
+        primal_outs, tangent_outs = [], []
+        for out in outs:
+            p, t = jvp_trace.unpack(out)
+            primal_outs.append(p)
+            tangent_outs.append(t)
+        # Tangent outputs that are zero or known (no dependence on the inputs) are zeros.
+        tangent_outs = [_as_staged(staging, t) for t in tangent_outs]
+        with set_current_trace(staging):
+            closed = staging.to_jaxpr(tangent_outs)
+    finally:
+        jvp_trace.active = False
+        staging.active = False
+    return _Linearized(primal_outs, closed.jaxpr, closed.consts, in_avals, diff_mask,
+                       [get_aval(p) for p in primal_outs])
+
+
+def _as_staged(staging, tangent):
+    if type(tangent) is Zero:
+        with set_current_trace(staging.parent):
+            return zeros_like_aval(tangent.aval)
+    return tangent
+
+
+def _flatten_fun(fun, in_tree, has_aux, box):
+    def flat_fun(*xs):
+        out = fun(*tree_unflatten(in_tree, xs))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                f"(output, auxiliary data), got {type(out).__name__}")
+            out, aux = out
+            box["aux"] = aux
+        flat_out, out_tree = tree_flatten(out)
+        box["out_tree"] = out_tree
+        return [to_operand(o) for o in flat_out]
+    return flat_fun
+
+
+def _strip_tracers(tree, trace):
+    """Auxiliary outputs leave the transformation as their primal values."""
+    from xjax.interpreters.jvp import JVPTracer
+
+    def strip(x):
+        while type(x) is JVPTracer:
+            x = x.primal
+        return x
+    return tree_map(strip, tree)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """Reverse-mode vector-Jacobian product.
+
+    Returns ``(fun(*primals), vjp_fun)`` (and the auxiliary data with ``has_aux``), where
+    ``vjp_fun(ct)`` gives the cotangents of ``primals`` as a tuple.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> y, f_vjp = xjax.vjp(jnp.sin, 0.0)
+    >>> f_vjp(1.0)
+    (Array(1., dtype=float32, weak_type=True),)
+    """
+    flat_primals, in_tree = tree_flatten(primals)
+    flat_primals = [to_operand(p) for p in flat_primals]
+    box = {}
+    lin = linearize_flat(_flatten_fun(fun, in_tree, has_aux, box), flat_primals)
+    out_tree = box["out_tree"]
+    primal_out = tree_unflatten(out_tree, lin.primal_outs)
+
+    def vjp_fun(ct):
+        flat_cts, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError("Tree structure of cotangent input "
+                            f"{ct_tree}, does not match structure of primal output {out_tree}.")
+        cts = []
+        for c, aval in zip(flat_cts, lin.out_avals, strict=True):
+            c = to_operand(c)
+            expected = tangent_aval(aval)
+            c_aval = get_aval(c)
+            if c_aval.shape != expected.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function "
+                                 f"{c_aval.shape} must be the same as the shape of "
+                                 f"corresponding primal input {aval.shape}.")
+            cts.append(Zero(expected) if expected.dtype == dtypes.float0 else c)
+        return tree_unflatten(in_tree, lin.transpose(cts))
+
+    if has_aux:
+        return primal_out, vjp_fun, _strip_tracers(box["aux"], None)
+    return primal_out, vjp_fun
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map at primals,
+    evaluated from a jaxpr without re-running ``fun``."""
+    flat_primals, in_tree = tree_flatten(primals)
+    flat_primals = [to_operand(p) for p in flat_primals]
+    box = {}
+    lin = linearize_flat(_flatten_fun(fun, in_tree, has_aux, box), flat_primals)
+    out_tree = box["out_tree"]
+
+    def f_jvp(*tangents):
+        flat_t, t_tree = tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function called with tangents of structure {t_tree}, "
+                            f"expected {in_tree}")
+        diff = [to_operand(t) for t, d in zip(flat_t, lin.diff_mask, strict=True) if d]
+        return tree_unflatten(out_tree, lin.apply(diff))
+
+    result = (tree_unflatten(out_tree, lin.primal_outs), f_jvp)
+    return result + (_strip_tracers(box["aux"], None),) if has_aux else result
+
+
+# -- grad --
+
+def _argnums_tuple(argnums, n_args, fun_name):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -n_args <= i < n_args:
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                            f"least {max(nums) + 1} positional arguments to be passed by the "
+                            f"caller, but got only {n_args} positional arguments.")
+    return tuple(i % n_args for i in nums)
+
+
+def _check_input_dtype(aval, holomorphic, allow_int, arg_name, api):
+    dtype = aval.dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(f"{api} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name} for argument {arg_name}.")
+        return
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return
+    if allow_int and (dtypes.is_integer(dtype) or dtype == np.bool_):
+        return
+    raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but got {dtype.name} for argument {arg_name}. "
+                    "If you want to use Boolean- or integer-valued inputs, use vjp or set "
+                    "allow_int to True.")
+
+
+def _check_scalar_output(aval, holomorphic, api):
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.")
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{api} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+
+
+def _arg_names(fun, argnums):
+    import inspect
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"args[{i}]" for i in argnums]
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning ``(fun(*args), gradient)``, the gradient taken with respect to
+    the arguments ``argnums``.
+
+    Examples
+    --------
+    >>> import xjax
+    >>> xjax.value_and_grad(lambda x: x ** 2)(3.0)
+    (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
+    """
+
+    @functools.wraps(fun)
+    def value_and_grad_fun(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), getattr(fun, "__name__", "fun"))
+        names = _arg_names(fun, nums)
+        diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
+        for arg, name in zip(diff_args, names, strict=True):
+            for leaf in tree_flatten(arg)[0]:
+                _check_input_dtype(get_aval(leaf), holomorphic, allow_int, name,
+                                   value_and_grad_fun._api)
+
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, value in zip(nums, dyn, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            out, f_vjp, aux = vjp(partial_fun, *diff_args, has_aux=True)
+        else:
+            out, f_vjp = vjp(partial_fun, *diff_args)
+        out_leaves = tree_flatten(out)[0]
+        if len(out_leaves) != 1:
+            raise TypeError("Gradient only defined for scalar-output functions. Output was "
+                            f"{out!r}.")
+        out_aval = get_aval(out_leaves[0])
+        _check_scalar_output(out_aval, holomorphic, value_and_grad_fun._api)
+        one = _ones_like(out_aval)
+        grads = f_vjp(tree_unflatten(tree_structure(out), [one]))
+        grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+        if has_aux:
+            return (out, aux), grads
+        return out, grads
+
+    value_and_grad_fun._api = "value_and_grad"
+    return value_and_grad_fun
+
+
+def _ones_like(aval):
+    from xjax import lax
+    return lax.full(aval.shape, 1, aval.dtype)
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` with respect to the arguments ``argnums``.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.grad(lambda x: jnp.sum(x ** 2))(jnp.arange(3.0))
+    Array([0., 2., 4.], dtype=float32)
+    """
+    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    value_and_grad_fun._api = "grad"
+
+    @functools.wraps(fun)
+    def grad_fun(*args, **kwargs):
+        result = value_and_grad_fun(*args, **kwargs)
+        if has_aux:
+            (_, aux), g = result
+            return g, aux
+        return result[1]
+
+    return grad_fun
+
+
+# -- Jacobians and Hessians --
+
+def _std_basis(flat_avals):
+    """For each flat input position, the list of one-hot tangents (NumPy arrays)."""
+    sizes = [a.size for a in flat_avals]
+    total = sum(sizes)
+    return sizes, total
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode: one jvp per input element.
+
+    The output has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
+    """
+
+    def jac_fun(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), "")
+        names = _arg_names(fun, nums)
+        diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
+        for arg, name in zip(diff_args, names, strict=True):
+            for leaf in tree_flatten(arg)[0]:
+                _check_jac_input(get_aval(leaf), holomorphic, name, "jacfwd")
+
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, value in zip(nums, dyn, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        flat_in, in_tree = tree_flatten(diff_args)
+        in_avals = [get_aval(x) for x in flat_in]
+        columns = []  # per basis vector: flat output tangents
+        out = aux = None
+        for position, aval in enumerate(in_avals):
+            for index in range(aval.size):
+                tangents = [_one_hot(a, index if i == position else None)
+                            for i, a in enumerate(in_avals)]
+                result = jvp(partial_fun, diff_args, tuple(tree_unflatten(in_tree, tangents)),
+                             has_aux=has_aux)
+                out, tangent_out = result[0], result[1]
+                if has_aux:
+                    aux = result[2]
+                columns.append(tree_flatten(tangent_out)[0])
+        if out is None:  # no input elements: evaluate once for the output structure
+            out = partial_fun(*diff_args)
+            if has_aux:
+                out, aux = out
+        flat_out, out_tree = tree_flatten(out)
+        jac = _assemble(columns, flat_out, in_avals, in_tree, nums, argnums, forward=True)
+        jac = tree_unflatten(out_tree, jac)
+        return (jac, aux) if has_aux else jac
+
+    return jac_fun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode: one vjp per output element."""
+
+    def jac_fun(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), "")
+        names = _arg_names(fun, nums)
+        diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
+        for arg, name in zip(diff_args, names, strict=True):
+            for leaf in tree_flatten(arg)[0]:
+                _check_jac_input(get_aval(leaf), holomorphic, name, "jacrev")
+
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, value in zip(nums, dyn, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        result = vjp(partial_fun, *diff_args, has_aux=has_aux)
+        out, f_vjp = result[0], result[1]
+        flat_out, out_tree = tree_flatten(out)
+        out_avals = [get_aval(o) for o in flat_out]
+        flat_in, in_tree = tree_flatten(diff_args)
+        in_avals = [get_aval(x) for x in flat_in]
+        rows = []  # per output basis vector: flat input cotangents
+        for position, aval in enumerate(out_avals):
+            for index in range(aval.size):
+                cts = [_one_hot(a, index if i == position else None)
+                       for i, a in enumerate(out_avals)]
+                rows.append(tree_flatten(f_vjp(tree_unflatten(out_tree, cts)))[0])
+        jac = _assemble_rev(rows, out_avals, in_avals, in_tree, nums, argnums)
+        jac = tree_unflatten(out_tree, jac)
+        return (jac, result[2]) if has_aux else jac
+
+    return jac_fun
+
+
+def _check_jac_input(aval, holomorphic, name, api):
+    if holomorphic:
+        _check_input_dtype(aval, True, False, name, api)
+    elif not (dtypes.is_float(aval.dtype) or dtypes.is_complex(aval.dtype)):
+        raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name} for argument "
+                        f"{name}.")
+
+
+def _one_hot(aval, index):
+    """A tangent of ``aval`` that is 1 at flat ``index`` (zeros when index is None)."""
+    value = np.zeros(aval.size, dtype=tangent_aval(aval).dtype)
+    if index is not None:
+        value[index] = 1
+    shaped = value.reshape(aval.shape)
+    from xjax.core.avals import ShapedArray
+    return Array._from_numpy(shaped, ShapedArray(aval.shape, shaped.dtype, False))
+
+
+def _stack(values, shape):
+    """Stack same-shaped arrays along a new leading axis and reshape to ``shape``."""
+    from xjax import lax
+    if not values:
+        from xjax.core.avals import ShapedArray
+        return Array._from_numpy(np.zeros(shape, np.float32), ShapedArray(shape, np.float32))
+    expanded = [lax.reshape(v, (1,) + tuple(get_aval(v).shape)) for v in values]
+    stacked = lax.concatenate(expanded, 0) if len(expanded) > 1 else expanded[0]
+    return lax.reshape(stacked, tuple(shape))
+
+
+def _assemble(columns, flat_out, in_avals, in_tree, nums, argnums, forward):
+    """From per-input-element columns, one Jacobian block per (output, input) leaf."""
+    from xjax import lax
+    result = []
+    for j, out in enumerate(flat_out):
+        out_shape = get_aval(out).shape
+        blocks, start = [], 0
+        for aval in in_avals:
+            cols = [col[j] for col in columns[start:start + aval.size]]
+            start += aval.size
+            # columns stacked on a leading axis: (in_size, *out_shape) -> out_shape + in_shape
+            stacked = _stack(cols, (aval.size,) + tuple(out_shape))
+            moved = lax.transpose(stacked, tuple(range(1, len(out_shape) + 1)) + (0,))
+            blocks.append(lax.reshape(moved, tuple(out_shape) + tuple(aval.shape)))
+        tree = tree_unflatten(in_tree, blocks)
+        result.append(tree[0] if isinstance(argnums, int) else tree)
+    return result
+
+
+def _assemble_rev(rows, out_avals, in_avals, in_tree, nums, argnums):
+    result, start = [], 0
+    for aval in out_avals:
+        block_rows = rows[start:start + aval.size]
+        start += aval.size
+        blocks = []
+        for k, in_aval in enumerate(in_avals):
+            blocks.append(_stack([row[k] for row in block_rows],
+                                 tuple(aval.shape) + tuple(in_aval.shape)))
+        tree = tree_unflatten(in_tree, blocks)
+        result.append(tree[0] if isinstance(argnums, int) else tree)
+    return result
+
+
+jacobian = jacrev
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)

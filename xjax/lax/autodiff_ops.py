@@ -1,0 +1,43 @@
+"""Primitives that exist for differentiation: ``stop_gradient``."""
+
+from __future__ import annotations
+
+from xjax.core.primitive import BATCH_TODO, Absent, Primitive
+from xjax.lax.rules import to_operand
+
+
+def _identity_abstract_eval(aval):
+    return aval
+
+
+def _stop_gradient_jvp(primals, tangents):
+    from xjax.interpreters.jvp import Zero, get_aval, tangent_aval
+    (x,) = primals
+    return stop_gradient_p.bind(x), Zero(tangent_aval(get_aval(x)))
+
+
+stop_gradient_p = Primitive(
+    "stop_gradient",
+    abstract_eval=_identity_abstract_eval,
+    impl=lambda x: x,
+    lower=lambda ctx, x: x,
+    jvp=_stop_gradient_jvp,
+    transpose=Absent("its jvp is zero, so it never appears in a linear jaxpr"),
+    batch=BATCH_TODO,
+)
+
+
+def stop_gradient(x):
+    """The identity, with a zero derivative: gradients do not flow through ``x``.
+
+    Examples
+    --------
+    >>> import xjax
+    >>> xjax.grad(lambda x: x * xjax.lax.stop_gradient(x))(3.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+    from xjax.core.pytree import tree_map
+    return tree_map(lambda leaf: stop_gradient_p.bind(to_operand(leaf)), x)
+
+
+__all__ = ["stop_gradient", "stop_gradient_p"]

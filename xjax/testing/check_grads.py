@@ -1,0 +1,129 @@
+"""``check_grads``: derivatives checked against finite differences and each other.
+
+Forward mode: ``jvp`` against central finite differences along a random direction.
+Reverse mode: ``vjp`` against ``jvp`` by the dot-product identity
+``<ct, J t> == <J^T ct, t>``. Higher orders recurse on the derivative functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
+
+_DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(dtypes.bfloat16): 1e-1,
+                np.dtype(np.float32): 2e-2, np.dtype(np.float64): 1e-5,
+                np.dtype(np.complex64): 2e-2, np.dtype(np.complex128): 1e-5}
+_DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(dtypes.bfloat16): 1e-1,
+                np.dtype(np.float32): 1e-2, np.dtype(np.float64): 1e-5,
+                np.dtype(np.complex64): 1e-2, np.dtype(np.complex128): 1e-5}
+
+
+def _numpy(x):
+    return np.asarray(x)
+
+
+def _random_like(rng, x):
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
+    return rng.standard_normal(x.shape).astype(x.dtype)
+
+
+def _inner(xs, ys):
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        x = np.asarray(x, dtype=np.complex128)
+        y = np.asarray(y, dtype=np.complex128)
+        total += np.sum(np.conj(x) * y).real
+    return total
+
+
+def _tol(values, given, table):
+    if given is not None:
+        return given
+    worst = 0.0
+    for v in values:
+        worst = max(worst, table.get(np.asarray(v).dtype, 1e-5))
+    return worst or 1e-5
+
+
+def _assert_close(got, want, atol, rtol, what):
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g, np.complex128), np.asarray(w, np.complex128)
+        np.testing.assert_allclose(g, w, atol=atol, rtol=rtol, err_msg=what)
+
+
+def check_jvp(f, args, atol=None, rtol=None, eps=None, rng=None):
+    """``jvp`` of ``f`` at ``args`` against central finite differences."""
+    from xjax import jvp
+    rng = rng or np.random.default_rng(0)
+    flat_args, tree = tree_flatten(tuple(args))
+    tangents = [_random_like(rng, a) for a in flat_args]
+    eps = _tol(flat_args, eps, _DEFAULT_EPS)
+    out, out_tangent = jvp(f, tuple(args), tuple(tree_unflatten(tree, tangents)))
+
+    def shifted(sign):
+        moved = [np.asarray(a) + sign * eps * t for a, t in zip(flat_args, tangents, strict=True)]
+        moved = [m.astype(np.asarray(a).dtype) for m, a in zip(moved, flat_args, strict=True)]
+        return tree_flatten(f(*tree_unflatten(tree, moved)))[0]
+
+    plus, minus = shifted(1.0), shifted(-1.0)
+    numeric = [(np.asarray(p, np.complex128) - np.asarray(m, np.complex128)) / (2 * eps)
+               for p, m in zip(plus, minus, strict=True)]
+    leaves = tree_flatten(out_tangent)[0]
+    tol = _tol(leaves, atol, _DEFAULT_TOL)
+    _assert_close(leaves, numeric, tol, _tol(leaves, rtol, _DEFAULT_TOL),
+                  "jvp disagrees with finite differences")
+
+
+def check_vjp(f, args, atol=None, rtol=None, rng=None):
+    """``vjp`` of ``f`` against ``jvp`` by the dot-product identity."""
+    from xjax import jvp, vjp
+    rng = rng or np.random.default_rng(1)
+    flat_args, tree = tree_flatten(tuple(args))
+    tangents = [_random_like(rng, a) for a in flat_args]
+    out, f_vjp = vjp(f, *args)
+    flat_out, out_tree = tree_flatten(out)
+    cts = [_random_like(rng, o) for o in flat_out]
+    ct_in = tree_flatten(f_vjp(tree_unflatten(out_tree, cts)))[0]
+    _, out_tangent = jvp(f, tuple(args), tuple(tree_unflatten(tree, tangents)))
+    lhs = _inner(cts, tree_flatten(out_tangent)[0])
+    rhs = _inner(ct_in, tangents)
+    tol = _tol(flat_args, atol, _DEFAULT_TOL)
+    scale = max(1.0, abs(lhs), abs(rhs))
+    if not abs(lhs - rhs) <= tol * scale:
+        raise AssertionError(f"vjp disagrees with jvp: <ct, J t> = {lhs} but "
+                             f"<J^T ct, t> = {rhs}")
+
+
+def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """Check derivatives of ``f`` at ``args`` up to ``order``, in the given modes.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax.test_util import check_grads
+    >>> check_grads(jnp.sin, (0.5,), order=2)
+    """
+    from xjax import jvp, vjp
+    args = tuple(args)
+    rng = np.random.default_rng(0)
+
+    def recurse(fun, order_left):
+        if "fwd" in modes:
+            check_jvp(fun, args, atol, rtol, eps, rng)
+        if "rev" in modes:
+            check_vjp(fun, args, atol, rtol, rng)
+        if order_left > 1:
+            flat_args, tree = tree_flatten(args)
+            tangents = tuple(tree_unflatten(tree, [_random_like(rng, a) for a in flat_args]))
+            if "fwd" in modes:
+                recurse(lambda *xs: jvp(fun, xs, tangents)[1], order_left - 1)
+            if "rev" in modes:
+                out = fun(*args)
+                cts = tree_map(lambda o: _random_like(rng, o), out)
+                recurse(lambda *xs: vjp(fun, *xs)[1](cts), order_left - 1)
+
+    recurse(f, order)
