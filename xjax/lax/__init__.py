@@ -2,4 +2,8 @@
 per operation (DESIGN.md §4)."""
 
 from xjax.lax.elementwise import *  # noqa: F401,F403
+from xjax.lax.transcendental import *  # noqa: F401,F403
+from xjax.lax.compare import *  # noqa: F401,F403
+from xjax.lax.bitwise import *  # noqa: F401,F403
+from xjax.lax.convert import *  # noqa: F401,F403
 from xjax.lax.convolution import *  # noqa: F401,F403

@@ -1,34 +1,468 @@
-"""Elementwise primitives: arithmetic, exponentials and logarithms, trigonometry, ..."""
+"""Elementwise arithmetic primitives: add ... pow, rounding, max/min, complex parts.
+
+Exponentials, logarithms and trigonometry are in ``transcendental``; comparisons, select and
+clamp in ``compare``; bit operations in ``bitwise``; dtype conversions in ``convert``; special
+functions in ``special``. Impls follow XLA's semantics where NumPy's differ: integer division
+truncates (and ``x / 0`` is -1), ``round`` rounds half away from zero, ``max``/``min``
+propagate NaN and order signed zeros, ``sign(-0.) == -0.``.
+"""
 
 from __future__ import annotations
 
+import builtins
+import enum
+
 import numpy as np
 
-from xjax.lax.rules import (ANY, INEXACT, NUMERIC, binary_wrapper, elementwise_primitive,
-                            hlo_elementwise, unary_wrapper)
+from xjax.core import dtypes
+from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, INEXACT, NUMERIC,
+                             REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, check_accepted,
+                             complex_dtype, elementwise_result, lower_composite, lower_single,
+                             naryop, real_dtype, result_shape, via_float32)
+from xjax.lax.rules import binary_wrapper, to_operand, unary_wrapper
+from xjax.lowering.stablehlo import aval_type
 
-# -- arithmetic --
+# -- add, sub, mul, neg --
 
-add_p = elementwise_primitive("add", impl=np.add, lower=hlo_elementwise("stablehlo.add"),
-                              accepted=NUMERIC)
-add = binary_wrapper(add_p, "Elementwise addition ``x + y`` (no type promotion).")
+add_p = naryop("add", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"))
+add = binary_wrapper(add_p, """Elementwise addition ``x + y``.
 
-sub_p = elementwise_primitive("sub", impl=np.subtract,
-                              lower=hlo_elementwise("stablehlo.subtract"), accepted=NUMERIC)
+Unlike ``jnp.add``, no type promotion: both operands must have the same dtype (Python
+scalars take the other operand's dtype only through ``jnp``).
+
+Examples
+--------
+>>> from xjax import lax
+>>> lax.add(1.0, 2.0)
+Array(3., dtype=float32, weak_type=True)
+""")
+
+sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"))
 sub = binary_wrapper(sub_p, "Elementwise subtraction ``x - y`` (no type promotion).")
 
-mul_p = elementwise_primitive("mul", impl=np.multiply,
-                              lower=hlo_elementwise("stablehlo.multiply"), accepted=NUMERIC)
+mul_p = naryop("mul", NUMERIC, impl=np.multiply, lower=lower_single("stablehlo.multiply"))
 mul = binary_wrapper(mul_p, "Elementwise multiplication ``x * y`` (no type promotion).")
 
-# -- exponentials --
+neg_p = naryop("neg", NUMERIC, impl=np.negative, lower=lower_single("stablehlo.negate"))
+neg = unary_wrapper(neg_p, "Elementwise negation ``-x`` (integers wrap around).")
 
-exp_p = elementwise_primitive("exp", impl=np.exp, lower=hlo_elementwise("stablehlo.exponential"),
-                              accepted=INEXACT)
-exp = unary_wrapper(exp_p, "Elementwise exponential :math:`e^x`.")
+# -- div, rem: integer semantics of XLA --
 
-sin_p = elementwise_primitive("sin", impl=np.sin, lower=hlo_elementwise("stablehlo.sine"),
-                              accepted=INEXACT)
-sin = unary_wrapper(sin_p, "Elementwise sine.")
 
-__all__ = ["add", "sub", "mul", "exp", "sin", "add_p", "sub_p", "mul_p", "exp_p", "sin_p"]
+def _all_ones(dtype):
+    """-1 for signed integers, the maximum for unsigned ones: XLA's ``x / 0``."""
+    return np.asarray(-1, np.int64).astype(dtype)
+
+
+def _complex_divide(a, b):
+    """XLA's complex division: Smith's algorithm, then, where both parts came out NaN, the
+    C99 Annex G special cases (zero denominator, infinite numerator or denominator)."""
+    a, b = np.broadcast_arrays(a, b)
+    ar, ai, br, bi = np.real(a), np.imag(a), np.real(b), np.imag(b)
+    real_larger = np.abs(br) >= np.abs(bi)
+    ratio = np.where(real_larger, bi / br, br / bi)
+    denom = np.where(real_larger, br + bi * ratio, bi + br * ratio)
+    out_r = np.where(real_larger, ar + ai * ratio, ar * ratio + ai) / denom
+    out_i = np.where(real_larger, ai - ar * ratio, ai * ratio - ar) / denom
+    one, zero, inf = (np.ones((), ar.dtype), np.zeros((), ar.dtype),
+                      np.asarray(np.inf, ar.dtype))
+    special_r, special_i = out_r, out_i
+    # finite numerator over an infinite denominator: signed zeros
+    finite_num = np.isfinite(ar) & np.isfinite(ai)
+    inf_den = np.isinf(br) | np.isinf(bi)
+    br_unit = np.copysign(np.where(np.isinf(br), one, zero), br)
+    bi_unit = np.copysign(np.where(np.isinf(bi), one, zero), bi)
+    case = finite_num & inf_den
+    special_r = np.where(case, zero * (ar * br_unit + ai * bi_unit), special_r)
+    special_i = np.where(case, zero * (ai * br_unit - ar * bi_unit), special_i)
+    # infinite numerator over a finite denominator: signed infinities
+    inf_num = np.isinf(ar) | np.isinf(ai)
+    finite_den = np.isfinite(br) & np.isfinite(bi)
+    ar_unit = np.copysign(np.where(np.isinf(ar), one, zero), ar)
+    ai_unit = np.copysign(np.where(np.isinf(ai), one, zero), ai)
+    case = inf_num & finite_den
+    special_r = np.where(case, inf * (ar_unit * br + ai_unit * bi), special_r)
+    special_i = np.where(case, inf * (ai_unit * br - ar_unit * bi), special_i)
+    # zero denominator: infinity with the sign of b's real part, times a
+    case = (br == 0) & (bi == 0) & ~(np.isnan(ar) & np.isnan(ai))
+    signed_inf = np.copysign(inf, br)
+    special_r = np.where(case, signed_inf * ar, special_r)
+    special_i = np.where(case, signed_inf * ai, special_i)
+    both_nan = np.isnan(out_r) & np.isnan(out_i)
+    out = np.empty(out_r.shape, a.dtype)
+    out.real = np.where(both_nan, special_r, out_r)
+    out.imag = np.where(both_nan, special_i, out_i)
+    return out
+
+
+def _div_impl(x, y):
+    if x.dtype.kind == "c":
+        return _complex_divide(x, y)
+    if x.dtype.kind not in "iu":
+        return np.divide(x, y)
+    zero = y == 0
+    safe_y = np.where(zero, np.ones((), y.dtype), y)
+    remainder = np.fmod(x, safe_y)
+    # exact division of x - remainder, which truncates toward zero; INT_MIN / -1 wraps
+    quotient = np.floor_divide(x - remainder, safe_y)
+    return np.where(zero, _all_ones(x.dtype), quotient)
+
+
+def _rem_impl(x, y):
+    if x.dtype.kind not in "iu":
+        return np.fmod(x, y)
+    zero = y == 0
+    safe_y = np.where(zero, np.ones((), y.dtype), y)
+    return np.where(zero, x, np.fmod(x, safe_y))
+
+
+div_p = naryop("div", NUMERIC, impl=_div_impl, lower=lower_single("stablehlo.divide"))
+div = binary_wrapper(div_p, """Elementwise division ``x / y``.
+
+Integer division rounds toward zero (C semantics, not Python's floor); as in XLA an
+integer divided by zero gives -1 (all bits set), and ``INT_MIN / -1`` wraps to ``INT_MIN``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from xjax import lax
+>>> lax.div(np.int32(-7), np.int32(2))
+Array(-3, dtype=int32)
+""")
+
+rem_p = naryop("rem", REAL_NUMERIC, impl=_rem_impl, lower=lower_single("stablehlo.remainder"))
+rem = binary_wrapper(rem_p, """Elementwise remainder of :func:`div`, with the sign of ``x``
+(C's ``fmod``); ``x rem 0`` is ``x`` for integers and NaN for floats.""")
+
+# -- pow, integer_pow, square --
+
+
+def _pow_abstract_eval(x, y):
+    shape = result_shape("pow", (x, y))
+    check_accepted("pow", (x, y), (INEXACT, NUMERIC))
+    y_inexact = dtypes.is_float(y.dtype) or dtypes.is_complex(y.dtype)
+    if y_inexact and y.dtype != x.dtype:
+        raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                        "complex), and the second argument must have an inexact or integer "
+                        "dtype, and two inexact dtypes must match, but got "
+                        f"{x.dtype.name} and {y.dtype.name} respectively.")
+    return elementwise_result((x, y), shape)
+
+
+def _pow_impl(x, y):
+    if y.dtype != x.dtype:  # an integer exponent: XLA converts it to the base's dtype
+        y = y.astype(x.dtype)
+    return np.power(x, y)
+
+
+def _pow_lower(ctx, x, y):
+    x_aval, y_aval = ctx.avals_in
+    out = ctx.avals_out[0]
+    x, y = broadcast_args(ctx, (x, y))
+    if y_aval.dtype != x_aval.dtype:
+        y = ctx.builder.op1("stablehlo.convert", [y], aval_type(out))
+    return ctx.builder.op1("stablehlo.power", [x, y], aval_type(out))
+
+
+pow_p = naryop("pow", None, abstract_eval=_pow_abstract_eval, impl=_pow_impl, lower=_pow_lower)
+pow = binary_wrapper(pow_p, """Elementwise power ``x ** y``.
+
+``x`` must be floating or complex; ``y`` has ``x``'s dtype or is an integer.""")
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    check_accepted("integer_pow", (x,), (NUMERIC,))
+    if y < 0 and x.dtype.kind in "iu":
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.str_short()}, {y})")
+    return x
+
+
+def _binary_powering(x, y, multiply):
+    """``x ** y`` (y > 0) by repeated squaring, in the order XLA's lowering multiplies."""
+    acc = None
+    while y > 0:
+        if y & 1:
+            acc = x if acc is None else multiply(acc, x)
+        y >>= 1
+        if y > 0:
+            x = multiply(x, x)
+    return acc
+
+
+def _integer_pow_impl(x, *, y):
+    if y == 0:
+        return np.ones_like(x)
+    acc = _binary_powering(x, builtins.abs(y), np.multiply)
+    return np.divide(np.ones((), x.dtype), acc) if y < 0 else acc
+
+
+def _integer_pow_build(em, dtype, x, *, y):
+    if y == 0:
+        return em.const(1, dtype)
+    acc = _binary_powering(x, builtins.abs(y), lambda a, b: em.op("stablehlo.multiply", [a, b], dtype))
+    if y < 0:
+        acc = em.op("stablehlo.divide", [em.const(1, dtype), acc], dtype)
+    return acc
+
+
+integer_pow_p = naryop("integer_pow", None, abstract_eval=_integer_pow_abstract_eval,
+                       impl=via_float32(_integer_pow_impl),
+                       lower=lower_composite(_integer_pow_build))
+
+
+def integer_pow(x, y: int):
+    """Elementwise ``x ** y`` for a static Python integer ``y``.
+
+    Computed by repeated multiplication (integers wrap around); a negative ``y`` gives
+    ``1 / x ** -y`` and is refused for integer ``x``.
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.integer_pow(2.0, -2)
+    Array(0.25, dtype=float32, weak_type=True)
+    """
+    return integer_pow_p.bind(to_operand(x), y=int(y))
+
+
+def _square_lower(ctx, x):
+    dtype = ctx.avals_in[0].dtype
+    if dtype.kind in "iu":  # chlo.square is for inexact types
+        return ctx.builder.op1("stablehlo.multiply", [x, x], aval_type(ctx.avals_out[0]))
+    return ctx.builder.op1("chlo.square", [x], aval_type(ctx.avals_out[0]))
+
+
+square_p = naryop("square", NUMERIC, impl=np.square, lower=_square_lower)
+square = unary_wrapper(square_p, "Elementwise square ``x * x``.")
+
+
+def reciprocal(x):
+    """Elementwise reciprocal ``1 / x`` (the ``integer_pow`` primitive with ``y=-1``)."""
+    return integer_pow(x, -1)
+
+
+# -- sign, abs, rounding --
+
+
+def _sign_impl(x):
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        return np.copysign(np.sign(x), x)  # sign(-0.) is -0. as in XLA
+    return np.sign(x)
+
+
+def _sign_build(em, dtype, x):
+    if dtype.kind != "u":
+        return em.op("stablehlo.sign", [x], dtype)
+    # stablehlo.sign has no unsigned form: 0 stays 0, everything else is 1
+    is_zero = em.compare(x, em.const(0, dtype), "EQ", "UNSIGNED")
+    return em.select(is_zero, em.const(0, dtype), em.const(1, dtype), dtype)
+
+
+sign_p = naryop("sign", NUMERIC, impl=_sign_impl, lower=lower_composite(_sign_build))
+sign = unary_wrapper(sign_p, """Elementwise sign: -1, 0 or 1 (``x / |x|`` for complex).
+
+Signed zeros and NaN are returned unchanged; unsigned integers give 0 or 1.""")
+
+abs_p = naryop("abs", SIGNED_OR_INEXACT, impl=np.abs, lower=lower_single("stablehlo.abs"),
+               result_dtype=real_dtype)
+abs = unary_wrapper(abs_p, "Elementwise absolute value; complex operands give their real "
+                           "dtype. ``abs(INT_MIN)`` wraps to ``INT_MIN``.")
+
+floor_p = naryop("floor", FLOATING, impl=np.floor, lower=lower_single("stablehlo.floor"))
+floor = unary_wrapper(floor_p, "Elementwise floor.")
+
+ceil_p = naryop("ceil", FLOATING, impl=np.ceil, lower=lower_single("stablehlo.ceil"))
+ceil = unary_wrapper(ceil_p, "Elementwise ceiling.")
+
+
+class RoundingMethod(enum.IntEnum):
+    """How :func:`round` breaks ties."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round_away_from_zero(x):
+    whole = np.trunc(x)
+    fraction = x - whole  # exact; NaN for infinities, which then keep ``whole``
+    up = np.abs(fraction) >= 0.5
+    return np.where(up, whole + np.sign(x), whole)
+
+
+def _round_impl(x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    return _round_away_from_zero(x)
+
+
+def _round_lower(ctx, x, *, rounding_method):
+    op = ("stablehlo.round_nearest_even" if rounding_method == RoundingMethod.TO_NEAREST_EVEN
+          else "stablehlo.round_nearest_afz")
+    return ctx.builder.op1(op, [x], aval_type(ctx.avals_out[0]))
+
+
+round_p = naryop("round", FLOATING, impl=_round_impl, lower=_round_lower)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Elementwise round to the nearest integer.
+
+    Parameters
+    ----------
+    x : array_like
+        A floating-point operand.
+    rounding_method : RoundingMethod or int
+        ``AWAY_FROM_ZERO`` (0, the default: 2.5 -> 3.) or ``TO_NEAREST_EVEN`` (1: 2.5 -> 2.).
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.round(2.5), lax.round(2.5, lax.RoundingMethod.TO_NEAREST_EVEN)
+    (Array(3., dtype=float32, weak_type=True), Array(2., dtype=float32, weak_type=True))
+    """
+    return round_p.bind(to_operand(x), rounding_method=int(RoundingMethod(rounding_method)))
+
+
+is_finite_p = naryop("is_finite", FLOATING, impl=np.isfinite,
+                     lower=lower_single("stablehlo.is_finite"),
+                     result_dtype=lambda _: np.dtype(np.bool_))
+is_finite = unary_wrapper(is_finite_p, "Elementwise test: neither infinite nor NaN.")
+
+# -- max, min: NaN propagates; +0 > -0 --
+
+
+def _zero_order_fix(result, swapped, combine):
+    """NumPy's max/min return the first of two equal zeros; XLA orders -0 < +0. The two
+    argument orders differ only there, so combining their bits picks the right zero."""
+    unsigned = np.dtype(f"u{result.dtype.itemsize}")
+    return combine(result.view(unsigned), swapped.view(unsigned)).view(result.dtype)
+
+
+def _complex_greater(x, y):
+    """XLA's order on complex numbers: lexicographic (real part, then imaginary)."""
+    xr, yr = np.real(x), np.real(y)
+    return np.where(xr == yr, np.imag(x) > np.imag(y), xr > yr)
+
+
+def _max_impl(x, y):
+    if x.dtype.kind == "c":
+        return np.where(_complex_greater(x, y), x, y)
+    out = np.maximum(x, y)
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        return _zero_order_fix(np.asarray(out), np.asarray(np.maximum(y, x)), np.bitwise_and)
+    return out
+
+
+def _min_impl(x, y):
+    if x.dtype.kind == "c":
+        return np.where(_complex_greater(y, x), x, y)
+    out = np.minimum(x, y)
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        return _zero_order_fix(np.asarray(out), np.asarray(np.minimum(y, x)), np.bitwise_or)
+    return out
+
+
+def _complex_order_build(greater_first: bool):
+    def build(em, dtype, x, y):
+        part = real_dtype(dtype)
+        xr, yr = em.op("stablehlo.real", [x], part), em.op("stablehlo.real", [y], part)
+        xi, yi = em.op("stablehlo.imag", [x], part), em.op("stablehlo.imag", [y], part)
+        if not greater_first:
+            xr, yr, xi, yi = yr, xr, yi, xi
+        real_eq = em.compare(xr, yr, "EQ", "FLOAT")
+        real_gt = em.compare(xr, yr, "GT", "FLOAT")
+        imag_gt = em.compare(xi, yi, "GT", "FLOAT")
+        pick_x = em.select(real_eq, imag_gt, real_gt, np.bool_)
+        return em.select(pick_x, x, y, dtype)
+
+    return build
+
+
+def _max_min_lower(op_name, greater_first):
+    plain, complex_build = lower_single(op_name), lower_composite(
+        _complex_order_build(greater_first))
+
+    def lower(ctx, x, y):
+        if ctx.avals_in[0].dtype.kind == "c":
+            return complex_build(ctx, x, y)
+        return plain(ctx, x, y)
+
+    return lower
+
+
+max_p = naryop("max", ANY, impl=_max_impl,
+               lower=_max_min_lower("stablehlo.maximum", True))
+max = binary_wrapper(max_p, """Elementwise maximum. NaN propagates; ``max(-0., 0.)`` is
+``0.``; complex numbers are ordered lexicographically.""")
+
+min_p = naryop("min", ANY, impl=_min_impl,
+               lower=_max_min_lower("stablehlo.minimum", False))
+min = binary_wrapper(min_p, """Elementwise minimum. NaN propagates; ``min(-0., 0.)`` is
+``-0.``; complex numbers are ordered lexicographically.""")
+
+nextafter_p = naryop("nextafter", FLOATING, impl=np.nextafter,
+                     lower=lower_single("chlo.next_after"))
+nextafter = binary_wrapper(nextafter_p, """The next representable value after ``x1`` in the
+direction of ``x2`` (denormals included).""", name="nextafter")
+
+# -- complex parts --
+
+
+def _conj_abstract_eval(x, *, input_dtype):
+    check_accepted("conj", (x,), (F32_COMPLEX_F64,))
+    return x if x.dtype.kind == "c" else x.update(dtype=complex_dtype(x.dtype))
+
+
+def _conj_impl(x, *, input_dtype):
+    if x.dtype.kind == "c":
+        return np.conjugate(x)
+    return x.astype(complex_dtype(x.dtype))
+
+
+def _conj_build(em, dtype, x, *, input_dtype):
+    if dtype.kind != "c":
+        out = complex_dtype(dtype)
+        return em.op("stablehlo.complex", [x, em.const(0, dtype)], out)
+    part = real_dtype(dtype)
+    real, imag = em.op("stablehlo.real", [x], part), em.op("stablehlo.imag", [x], part)
+    return em.op("stablehlo.complex", [real, em.op("stablehlo.negate", [imag], part)], dtype)
+
+
+conj_p = naryop("conj", None, abstract_eval=_conj_abstract_eval, impl=_conj_impl,
+                lower=lower_composite(_conj_build))
+
+
+def conj(x):
+    """Elementwise complex conjugate; a real (float32/float64) operand becomes complex."""
+    x = to_operand(x)
+    return conj_p.bind(x, input_dtype=x.dtype)
+
+
+real_p = naryop("real", COMPLEX, impl=np.real, lower=lower_single("stablehlo.real"),
+                result_dtype=real_dtype)
+real = unary_wrapper(real_p, "Elementwise real part of a complex operand.")
+
+imag_p = naryop("imag", COMPLEX, impl=np.imag, lower=lower_single("stablehlo.imag"),
+                result_dtype=real_dtype)
+imag = unary_wrapper(imag_p, "Elementwise imaginary part of a complex operand.")
+
+
+def _complex_impl(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    out = np.empty(x.shape, complex_dtype(x.dtype))
+    out.real, out.imag = x, y  # not x + 1j * y, which turns inf * 1j into nan
+    return out
+
+
+complex_p = naryop("complex", F32_F64, impl=_complex_impl, result_dtype=complex_dtype,
+                   lower=lower_single("stablehlo.complex"))
+complex = binary_wrapper(complex_p, "Elementwise ``x + 1j * y`` from two float32 (or float64) "
+                                    "operands.")
+
+__all__ = ["add", "sub", "mul", "neg", "div", "rem", "pow", "integer_pow", "square",
+           "reciprocal", "sign", "abs", "floor", "ceil", "round", "RoundingMethod", "is_finite",
+           "max", "min", "nextafter", "conj", "real", "imag", "complex",
+           "add_p", "sub_p", "mul_p", "neg_p", "div_p", "rem_p", "pow_p", "integer_pow_p",
+           "square_p", "sign_p", "abs_p", "floor_p", "ceil_p", "round_p", "is_finite_p",
+           "max_p", "min_p", "nextafter_p", "conj_p", "real_p", "imag_p", "complex_p"]

@@ -1,0 +1,222 @@
+"""Comparisons (``eq`` ... ``ge``, the total-order ``eq_to``/``le_to``/``lt_to``), ``select_n``
+and ``clamp``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from xjax.lax.elementwise import _max_impl, _min_impl
+from xjax.lax.naryop import (ANY, ORDERED, Emitter, broadcast_args, check_same_dtypes,
+                             compare_type, naryop)
+from xjax.lax.rules import (BATCH_TODO, JVP_TODO, TRANSPOSE_TODO, binary_wrapper,
+                            broadcast_operand, to_operand)
+from xjax.lowering.stablehlo import aval_type
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _to_bool(_):
+    return _BOOL
+
+
+def _compare_lower(direction: str, total_order: bool = False):
+    def lower(ctx, x, y):
+        dtype = ctx.avals_in[0].dtype
+        kind = compare_type(dtype)
+        if total_order and kind == "FLOAT":
+            kind = "TOTALORDER"
+        em = Emitter(ctx, ctx.avals_out[0].shape)
+        return em.compare(*broadcast_args(ctx, (x, y)), direction, kind)
+
+    return lower
+
+
+def _comparison(name, accepted, impl, direction, doc, total_order=False):
+    primitive = naryop(name, accepted, impl=impl, result_dtype=_to_bool,
+                       lower=_compare_lower(direction, total_order), jvp=NOT_DIFFERENTIABLE)
+    return primitive, binary_wrapper(primitive, doc)
+
+
+eq_p, eq = _comparison("eq", ANY, np.equal, "EQ", "Elementwise ``x == y`` (boolean result).")
+ne_p, ne = _comparison("ne", ANY, np.not_equal, "NE", "Elementwise ``x != y``.")
+lt_p, lt = _comparison("lt", ORDERED, np.less, "LT", "Elementwise ``x < y``.")
+le_p, le = _comparison("le", ORDERED, np.less_equal, "LE", "Elementwise ``x <= y``.")
+gt_p, gt = _comparison("gt", ORDERED, np.greater, "GT", "Elementwise ``x > y``.")
+ge_p, ge = _comparison("ge", ORDERED, np.greater_equal, "GE", "Elementwise ``x >= y``.")
+
+# -- IEEE total order: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN (sorting's order) --
+
+
+def total_order_key(x):
+    """Integers ordered as ``x`` is in IEEE 754's total order (floats); ``x`` otherwise."""
+    if x.dtype.kind in "iub":
+        return x
+    if x.dtype.kind == "c":
+        raise TypeError("total order keys are for real operands")
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    bits = np.asarray(x).view(signed)
+    # negative floats order backwards: flip every bit but the sign
+    return np.where(bits < 0, bits ^ np.iinfo(signed).max, bits)
+
+
+def _total_order_compare(compare):
+    def impl(x, y):
+        if x.dtype.kind == "c":
+            xr, yr = total_order_key(np.real(x)), total_order_key(np.real(y))
+            xi, yi = total_order_key(np.imag(x)), total_order_key(np.imag(y))
+            return np.where(xr == yr, compare(xi, yi), compare(xr, yr))
+        return compare(total_order_key(x), total_order_key(y))
+
+    return impl
+
+
+eq_to_p = naryop("eq_to", ANY, impl=_total_order_compare(np.equal), result_dtype=_to_bool,
+                 lower=_compare_lower("EQ", True), jvp=NOT_DIFFERENTIABLE)
+le_to_p = naryop("le_to", ORDERED, impl=_total_order_compare(np.less_equal),
+                 result_dtype=_to_bool, lower=_compare_lower("LE", True),
+                 jvp=NOT_DIFFERENTIABLE)
+lt_to_p = naryop("lt_to", ORDERED, impl=_total_order_compare(np.less), result_dtype=_to_bool,
+                 lower=_compare_lower("LT", True), jvp=NOT_DIFFERENTIABLE)
+
+# -- select_n --
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError("select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError("select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+    check_same_dtypes("select", cases, tip_name="where")
+    if which.dtype.kind not in "biu":
+        raise TypeError(f"select `which` must be boolean or integer type, got "
+                        f"{which.dtype.name}.")
+    if which.dtype == _BOOL and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    weak = all(c.weak_type for c in cases)
+    first = cases[0]
+    return first if weak == first.weak_type else first.update(weak_type=weak)
+
+
+def _select_n_impl(which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == _BOOL:
+        return np.where(which, cases[1], cases[0])
+    if which.ndim == 0:  # out-of-range indices clamp, as the lowering's binary search does
+        return cases[int(np.clip(which, 0, len(cases) - 1))]
+    if len(cases) == 2:
+        return np.where(which < 1, cases[0], cases[1])
+    return np.choose(which, cases, mode="clip")
+
+
+def _select_n_lower(ctx, which, *cases):
+    out_aval = ctx.avals_out[0]
+    which_aval = ctx.avals_in[0]
+    em = Emitter(ctx, out_aval.shape)
+    which = broadcast_operand(ctx, which, which_aval, out_aval.shape)
+    if len(cases) == 1:
+        return cases[0]
+    if which_aval.dtype == _BOOL:
+        return em.select(which, cases[1], cases[0], out_aval.dtype)
+    kind = compare_type(which_aval.dtype)
+
+    def pick(offset, group):
+        # binary search on ``which``: values below 0 take the first case, past the end the last
+        if len(group) == 1:
+            return group[0]
+        mid = len(group) // 2
+        below = em.compare(which, em.const(offset + mid, which_aval.dtype), "LT", kind)
+        return em.select(below, pick(offset, group[:mid]), pick(offset + mid, group[mid:]),
+                         out_aval.dtype)
+
+    return pick(0, list(cases))
+
+
+select_n_p = Primitive("select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
+                       lower=_select_n_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                       batch=BATCH_TODO)
+
+
+def select_n(which, *cases):
+    """Elementwise choice among ``cases`` by ``which``.
+
+    Parameters
+    ----------
+    which : array_like
+        Boolean (two cases at most: False picks ``cases[0]``) or integer (an index into
+        ``cases``; out-of-range values clamp), scalar or of the cases' shape.
+    *cases : array_like
+        Arrays of one shape and dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xjax import lax
+    >>> lax.select_n(np.array([0, 1, 2], np.int32), np.zeros(3, np.float32),
+    ...              np.ones(3, np.float32), np.full(3, 2, np.float32))
+    Array([0., 1., 2.], dtype=float32)
+    """
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
+    return select_n_p.bind(to_operand(which), *(to_operand(c) for c in cases))
+
+
+def select(pred, on_true, on_false):
+    """Elementwise ``on_true if pred else on_false`` (``select_n(pred, on_false, on_true)``)."""
+    return select_n(pred, on_false, on_true)
+
+
+# -- clamp --
+
+
+def _clamp_abstract_eval(min_aval, operand, max_aval):
+    for label, bound in (("min", min_aval), ("max", max_aval)):
+        if bound.shape and bound.shape != operand.shape:
+            raise TypeError(f"clamp requires {label}.shape == operand.shape or {label}.shape "
+                            f"== (), got {label}.shape={bound.shape}, "
+                            f"operand.shape={operand.shape}.")
+    avals = (min_aval, operand, max_aval)
+    check_same_dtypes("clamp", avals)
+    weak = min_aval.weak_type and operand.weak_type and max_aval.weak_type
+    return operand if weak == operand.weak_type else operand.update(weak_type=weak)
+
+
+def _clamp_impl(low, x, high):
+    if x.dtype.kind in "fc" or x.dtype == dtypes.bfloat16:
+        return _min_impl(_max_impl(x, low), high)  # XLA: min(max(x, low), high), NaN-propagating
+    return np.minimum(np.maximum(x, low), high)
+
+
+def _clamp_lower(ctx, low, x, high):
+    out = ctx.avals_out[0]
+    low, x, high = broadcast_args(ctx, (low, x, high))
+    return ctx.builder.op1("stablehlo.clamp", [low, x, high], aval_type(out))
+
+
+clamp_p = Primitive("clamp", abstract_eval=_clamp_abstract_eval, impl=_clamp_impl,
+                    lower=_clamp_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                    batch=BATCH_TODO)
+
+
+def clamp(min, x, max):
+    """Elementwise ``min(max(x, min), max)``; ``min`` and ``max`` are scalars or of ``x``'s
+    shape.
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.clamp(0.0, 2.5, 1.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    return clamp_p.bind(to_operand(min), to_operand(x), to_operand(max))
+
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "select_n", "select", "clamp",
+           "eq_p", "ne_p", "lt_p", "le_p", "gt_p", "ge_p", "eq_to_p", "le_to_p", "lt_to_p",
+           "select_n_p", "clamp_p"]

@@ -1,0 +1,277 @@
+"""The n-ary elementwise family (DESIGN.md §4): dtype classes, abstract eval, lowering
+helpers, shared by ``elementwise``, ``special``, ``bitwise``, ``compare`` and ``convert``.
+
+Abstract eval is on the eager hot path, so it avoids allocation where it can: a unary op
+whose result has its operand's dtype returns the operand's aval itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import NONLINEAR, Primitive
+from xjax.lax.rules import BATCH_TODO, JVP_TODO, broadcast_operand, broadcast_shapes
+from xjax.lowering.stablehlo import aval_type, tensor_type
+
+# NumPy warns on overflow, division by zero and invalid values; XLA (and so JAX) computes the
+# same IEEE results silently. Impls run inside xjax modules, so silence RuntimeWarnings raised
+# from those frames only: user code keeps NumPy's behaviour, and the hot path pays nothing.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"xjax\.")
+warnings.filterwarnings("ignore", category=np.exceptions.ComplexWarning, module=r"xjax\.")
+
+# -- dtype classes, named as JAX's error messages name them --
+
+_FLOATS = (dtypes.bfloat16, np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+_CLASSES = {
+    "bool": (np.dtype(np.bool_),),
+    "signedinteger": tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)),
+    "unsignedinteger": tuple(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)),
+    "floating": _FLOATS,
+    "complexfloating": (np.dtype(np.complex64), np.dtype(np.complex128)),
+    "float32": (np.dtype(np.float32),),
+    "float64": (np.dtype(np.float64),),
+}
+_CLASSES["integer"] = _CLASSES["signedinteger"] + _CLASSES["unsignedinteger"]
+
+
+class DtypeClass:
+    """A set of accepted dtypes with the names JAX's errors list (``floating, ...``)."""
+
+    __slots__ = ("names", "dtypes")
+
+    def __init__(self, *names: str):
+        self.names = names
+        self.dtypes = frozenset(d for n in names for d in _CLASSES[n])
+
+    def __contains__(self, dtype) -> bool:
+        return dtype in self.dtypes
+
+    def __str__(self) -> str:
+        return ", ".join(self.names)
+
+
+FLOATING = DtypeClass("floating")
+INEXACT = DtypeClass("floating", "complexfloating")
+INTEGER = DtypeClass("integer")
+INTEGRAL_OR_BOOL = DtypeClass("integer", "bool")
+NUMERIC = DtypeClass("integer", "floating", "complexfloating")
+REAL_NUMERIC = DtypeClass("integer", "floating")
+SIGNED_OR_INEXACT = DtypeClass("floating", "complexfloating", "signedinteger")
+ORDERED = DtypeClass("integer", "floating", "bool")
+ANY = DtypeClass("integer", "floating", "complexfloating", "bool")
+COMPLEX = DtypeClass("complexfloating")
+F32_F64 = DtypeClass("float32", "float64")
+F32_COMPLEX_F64 = DtypeClass("float32", "complexfloating", "float64")
+
+# numpy-style names of the lax ops, for the promotion tip in dtype-mismatch errors
+_NUMPY_NAMES = {"sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+                "pow": "power", "max": "maximum", "min": "minimum", "eq": "equal",
+                "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+                "ge": "greater_equal", "and": "bitwise_and", "or": "bitwise_or",
+                "xor": "bitwise_xor", "shift_left": "left_shift",
+                "shift_right_arithmetic": "right_shift", "shift_right_logical": "right_shift",
+                "select_n": "where", "atan2": "arctan2", "nextafter": "nextafter"}
+
+
+def check_accepted(name: str, avals, accepted) -> None:
+    """JAX's TypeError when an operand's dtype is outside its accepted class."""
+    if len(avals) == 1:
+        if avals[0].dtype not in accepted[0]:
+            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}. Accepted "
+                            f"dtypes are subtypes of {accepted[0]}.")
+        return
+    for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
+        if aval.dtype not in ok:
+            raise TypeError(f"{name} does not accept dtype {aval.dtype.name} at position {i}. "
+                            f"Accepted dtypes at position {i} are subtypes of {ok}.")
+
+
+def check_same_dtypes(name: str, avals, tip_name: str | None = None) -> None:
+    dtype = avals[0].dtype
+    for aval in avals[1:]:
+        if aval.dtype != dtype:
+            got = ", ".join(a.dtype.name for a in avals)
+            tip = tip_name or _NUMPY_NAMES.get(name, name)
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{got}. (Tip: jnp.{tip} is a similar function that does "
+                            "automatic type promotion on inputs).")
+
+
+def result_shape(name: str, avals) -> tuple:
+    """The broadcast shape of the operands (rank-0 operands and size-1 dims broadcast)."""
+    shape = avals[0].shape
+    for aval in avals[1:]:
+        if aval.shape != shape:  # rare: skip the general rule when all shapes agree
+            return broadcast_shapes(name, *(a.shape for a in avals))
+    return shape
+
+
+def naryop_aval(name: str, accepted, result_dtype=None, same_dtypes: bool = True):
+    """Abstract eval of an elementwise primitive.
+
+    ``accepted`` is one :class:`DtypeClass` per operand (or one for all); the result is
+    weak only when every operand is; ``result_dtype(dtype)`` maps the operand dtype to the
+    result's (default: the same). Shapes are checked before dtypes, as in JAX.
+    """
+    per_position = tuple(accepted) if isinstance(accepted, (list, tuple)) else None
+
+    def abstract_eval(*avals, **params):
+        shape = result_shape(name, avals)
+        check_accepted(name, avals, per_position or (accepted,) * len(avals))
+        if same_dtypes:
+            check_same_dtypes(name, avals)
+        return elementwise_result(avals, shape, result_dtype)
+
+    return abstract_eval
+
+
+def elementwise_result(avals, shape, result_dtype=None) -> ShapedArray:
+    """The result aval of elementwise ``avals`` of broadcast ``shape``: weak when all are."""
+    first = avals[0]
+    weak = first.weak_type
+    for aval in avals[1:]:
+        weak = weak and aval.weak_type
+    dtype = first.dtype if result_dtype is None else result_dtype(first.dtype)
+    if shape == first.shape and weak == first.weak_type and dtype == first.dtype:
+        return first  # avals are immutable: reuse rather than allocate
+    return ShapedArray(shape, dtype, weak)
+
+
+def naryop(name: str, accepted, *, impl, lower, jvp=JVP_TODO, transpose=NONLINEAR,
+           batch=BATCH_TODO, result_dtype=None, abstract_eval=None, **kwargs) -> Primitive:
+    """A primitive of the elementwise family."""
+    aval_rule = abstract_eval or naryop_aval(name, accepted, result_dtype)
+    return Primitive(name, abstract_eval=aval_rule, impl=impl, lower=lower, jvp=jvp,
+                     transpose=transpose, batch=batch, **kwargs)
+
+
+# -- impl helpers --
+
+_LOW_FLOATS = frozenset([dtypes.bfloat16, np.dtype(np.float16)])
+
+
+def via_float32(fn):
+    """An impl computing ``fn`` in float32 for float16/bfloat16 operands, as XLA's CPU backend
+    does for composite expressions (it keeps intermediates in float32 and rounds once)."""
+
+    def impl(*args, **params):
+        dtype = args[0].dtype
+        if dtype in _LOW_FLOATS:
+            out = fn(*(np.asarray(a, np.float32) for a in args), **params)
+            return np.asarray(out).astype(dtype)
+        return fn(*args, **params)
+
+    impl.__name__ = getattr(fn, "__name__", "impl")
+    return impl
+
+
+# -- lowering helpers: one value per SSA name, all of the result's shape --
+
+class Emitter:
+    """Emits elementwise StableHLO on values of one shape, for lowering composite rules.
+
+    Each method takes and returns SSA names; ``dtype`` arguments name element dtypes.
+    """
+
+    def __init__(self, ctx, shape):
+        self.ctx = ctx
+        self.b = ctx.builder
+        self.shape = tuple(shape)
+
+    def type(self, dtype) -> str:
+        return tensor_type(self.shape, dtype)
+
+    def const(self, value, dtype) -> str:
+        scalar = self.b.constant(np.asarray(value, dtype=dtype))
+        if not self.shape:
+            return scalar
+        return self.b.op1("stablehlo.broadcast_in_dim", [scalar], self.type(dtype),
+                          {"broadcast_dimensions": "array<i64>"})
+
+    def op(self, name, args, dtype, attrs=None) -> str:
+        return self.b.op1(name, list(args), self.type(dtype), attrs)
+
+    def compare(self, x, y, direction, compare_type) -> str:
+        attrs = {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+                 "compare_type": f"#stablehlo<comparison_type {compare_type}>"}
+        return self.op("stablehlo.compare", [x, y], np.bool_, attrs)
+
+    def select(self, pred, on_true, on_false, dtype) -> str:
+        return self.op("stablehlo.select", [pred, on_true, on_false], dtype)
+
+    def convert(self, x, dtype) -> str:
+        return self.op("stablehlo.convert", [x], dtype)
+
+
+def broadcast_args(ctx, operands, shape=None):
+    """Operands broadcast to the result's shape."""
+    shape = ctx.avals_out[0].shape if shape is None else shape
+    return [broadcast_operand(ctx, v, a, shape)
+            for v, a in zip(operands, ctx.avals_in, strict=True)]
+
+
+def compare_type(dtype) -> str:
+    """StableHLO's comparison type for ``dtype`` (bool compares as unsigned, as in JAX)."""
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return "FLOAT"
+    if dtypes.is_signed_integer(dtype):
+        return "SIGNED"
+    return "UNSIGNED"
+
+
+def lower_single(op_name: str, attributes=None):
+    """Lowering to one StableHLO/CHLO op on broadcast operands."""
+
+    def lower(ctx, *operands, **params):
+        out = ctx.avals_out[0]
+        attrs = attributes(ctx, **params) if callable(attributes) else attributes
+        return ctx.builder.op1(op_name, broadcast_args(ctx, operands), aval_type(out), attrs)
+
+    return lower
+
+
+def lower_via_float32(build):
+    """Lowering that runs ``build(emitter, *operands) -> value`` in float32 for float16 and
+    bfloat16 operands (converting in and out), else in the operand dtype."""
+
+    def lower(ctx, *operands, **params):
+        out_aval = ctx.avals_out[0]
+        em = Emitter(ctx, out_aval.shape)
+        args = broadcast_args(ctx, operands)
+        dtype = ctx.avals_in[0].dtype
+        if dtype in _LOW_FLOATS:
+            args = [em.convert(a, np.float32) for a in args]
+            return em.convert(build(em, np.dtype(np.float32), *args, **params), out_aval.dtype)
+        return build(em, dtype, *args, **params)
+
+    return lower
+
+
+def lower_composite(build):
+    """Lowering by ``build(emitter, dtype, *broadcast_operands, **params) -> value``."""
+
+    def lower(ctx, *operands, **params):
+        em = Emitter(ctx, ctx.avals_out[0].shape)
+        return build(em, ctx.avals_in[0].dtype, *broadcast_args(ctx, operands), **params)
+
+    return lower
+
+
+def real_dtype(dtype) -> np.dtype:
+    """float32 for complex64, float64 for complex128; other dtypes unchanged."""
+    if dtype == np.complex64:
+        return np.dtype(np.float32)
+    if dtype == np.complex128:
+        return np.dtype(np.float64)
+    return dtype
+
+
+def complex_dtype(dtype) -> np.dtype:
+    return np.dtype(np.complex128) if dtype == np.float64 else np.dtype(np.complex64)
+
+
+__all__: list[str] = []

@@ -1,0 +1,598 @@
+"""NumPy indexing of Arrays and tracers (``x[idx]``), ``take``/``take_along_axis``, and the
+functional updates of ``x.at[idx]`` (``set``, ``add``, ``multiply``, ...).
+
+An index is first parsed into one entry per operand dimension (after expanding ``...`` and
+boolean masks, and inserting the ``None`` axes). Then:
+
+* static slices and integers become ``lax.slice`` (+ ``lax.rev`` for negative steps) and
+  ``lax.squeeze``;
+* traced scalar integers become ``lax.dynamic_slice`` (which clamps the start);
+* integer arrays become one ``lax.gather``, placed where NumPy's advanced indexing rules put
+  the broadcast index dimensions (in place if the advanced indices are adjacent, else first).
+
+Out-of-bounds reads clamp (as JAX's default ``promise_in_bounds`` does on XLA); out-of-bounds
+updates are dropped (JAX's ``.at[]`` default). Updates through an index with slices or
+``None`` scatter into the flattened operand at the positions a gather of ``iota`` finds, so
+every index NumPy accepts can be updated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from xjax import lax
+from xjax.core import dtypes, errors
+from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
+from xjax.core.trace import Tracer
+from xjax.numpy._promotion import aval_of, check_arraylike, convert_element_type, to_jax
+
+_NON_TUPLE_MESSAGE = (
+    "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+    "`arr[array(seq)]` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 "
+    "for more information.")
+
+_MODES = {None: None, "clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
+          "promise_in_bounds": "PROMISE_IN_BOUNDS"}
+
+
+def _mode(mode):
+    """A ``lax.GatherScatterMode`` from NumPy-style names (None stays None)."""
+    if mode is None or isinstance(mode, lax.GatherScatterMode):
+        return mode
+    try:
+        return getattr(lax.GatherScatterMode, _MODES[mode])
+    except KeyError:
+        raise ValueError(f"Unknown gather mode {mode!r}") from None
+
+
+def _shape(x) -> tuple:
+    return tuple(aval_of(x).shape)
+
+
+# --------------------------------------------------------------------------------------------
+# parsing an index
+
+
+class _Entry:
+    """One parsed index item: kind is 'newaxis', 'slice', 'int', 'dyn' (traced scalar int)
+    or 'array' (integer array: an advanced index)."""
+
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind, value=None):
+        self.kind = kind
+        self.value = value
+
+
+def _static_slice(s: slice, position: int) -> slice:
+    """A slice whose entries are Python ints or None (concrete Arrays are read)."""
+    parts = []
+    for v in (s.start, s.stop, s.step):
+        if v is None or type(v) is int:
+            parts.append(v)
+            continue
+        if isinstance(v, Tracer) and v.to_concrete_value() is None:
+            raise IndexError(f"Slice entries must be static integers. Got {s} at position "
+                             f"{position}")
+        try:
+            parts.append(int(v.__index__()))
+        except (AttributeError, TypeError):
+            raise TypeError(f"slice indices must be integers or None or have an __index__ "
+                            f"method, got {s}") from None
+    return slice(*parts)
+
+
+def _index_dtype_error(dtype) -> TypeError:
+    return TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                     f"{np.dtype(dtype).name}")
+
+
+def _parse_item(item, position: int) -> _Entry:
+    if item is None:
+        return _Entry("newaxis", True)
+    if item is Ellipsis:
+        return _Entry("ellipsis")
+    if isinstance(item, slice):
+        return _Entry("slice", _static_slice(item, position))
+    t = type(item)
+    if t is bool or isinstance(item, np.bool_):
+        return _Entry("bool", np.asarray(bool(item)))
+    if t is int or isinstance(item, np.integer):
+        return _Entry("int", int(item))
+    if isinstance(item, (list, tuple)):
+        item = np.asarray(item)
+        if item.size == 0:
+            item = item.astype(np.int32)
+    if hasattr(item, "__jax_array__"):
+        item = item.__jax_array__()
+    if isinstance(item, (Array, Tracer, np.ndarray)):
+        dt = aval_of(item).dtype if isinstance(item, (Array, Tracer)) else item.dtype
+        traced = isinstance(item, Tracer) and item.to_concrete_value() is None
+        if dt == np.bool_:
+            if traced:
+                raise errors.NonConcreteBooleanIndexError(item)
+            return _Entry("bool", np.asarray(item))
+        if not dtypes.is_integer(dt):
+            raise _index_dtype_error(dt)
+        if np.ndim(item) == 0:
+            return _Entry("dyn", item) if traced else _Entry("int", int(np.asarray(item)))
+        return _Entry("array", item)
+    if isinstance(item, (float, complex, np.floating, np.complexfloating)):
+        raise _index_dtype_error(np.asarray(item).dtype)
+    raise IndexError(f"Indexing mode not yet supported. Got unsupported indexer at position "
+                     f"{position}: {item!r}")
+
+
+def _consumed(entry) -> int:
+    if entry.kind in ("slice", "int", "dyn", "array"):
+        return 1
+    if entry.kind == "bool":
+        return entry.value.ndim
+    return 0
+
+
+def _parse(shape: tuple, idx) -> list:
+    """The index as a list of entries, one per dimension of the operand with the ``None``
+    axes inserted: kinds 'newaxis', 'slice', 'int', 'dyn', 'array'."""
+    if not isinstance(idx, tuple):
+        if isinstance(idx, list):
+            raise TypeError(_NON_TUPLE_MESSAGE)
+        idx = (idx,)
+    entries = [_parse_item(item, pos) for pos, item in enumerate(idx)]
+    ellipses = [i for i, e in enumerate(entries) if e.kind == "ellipsis"]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(_consumed(e) for e in entries)
+    if consumed > len(shape):
+        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
+                         f"{consumed} were indexed")
+    fill = [_Entry("slice", slice(None)) for _ in range(len(shape) - consumed)]
+    if ellipses:
+        entries[ellipses[0]:ellipses[0] + 1] = fill
+    else:
+        entries.extend(fill)
+    return _expand_bools(shape, entries)
+
+
+def _expand_bools(shape, entries) -> list:
+    """Boolean masks become the integer arrays of their nonzero positions (the masks are
+    concrete); a boolean scalar becomes a new axis of length 1 (True) or 0 (False)."""
+    out, dim = [], 0
+    for pos, entry in enumerate(entries):
+        if entry.kind != "bool":
+            out.append(entry)
+            dim += _consumed(entry)
+            continue
+        mask = entry.value
+        if mask.ndim == 0:
+            out.append(_Entry("newaxis", bool(mask)))
+            continue
+        expected = shape[dim:dim + mask.ndim]
+        if mask.shape != expected:
+            raise IndexError("boolean index did not match shape of indexed array in index "
+                             f"{pos}: got {mask.shape}, expected {list(expected)}")
+        for positions in np.nonzero(mask):
+            out.append(_Entry("array", positions.astype(np.int32)))
+        dim += mask.ndim
+    return out
+
+
+def _insert_new_axes(arr, entries):
+    """Insert the ``None`` axes into ``arr``; their entries become full (or empty) slices."""
+    positions = [i for i, e in enumerate(entries) if e.kind == "newaxis"]
+    if not positions:
+        return arr, entries
+    from xjax.numpy.shape_ops import insert_axes
+    arr = insert_axes(arr, positions)
+    entries = [(_Entry("slice", slice(None) if e.value else slice(0, 0))
+                if e.kind == "newaxis" else e) for e in entries]
+    return arr, entries
+
+
+# --------------------------------------------------------------------------------------------
+# getitem
+
+
+def getitem(arr, idx):
+    """``arr[idx]`` with NumPy's semantics (out-of-bounds integer indices clamp)."""
+    if type(idx) is int and type(arr) is Array:
+        shape = arr._aval.shape
+        if shape and -shape[0] <= idx < shape[0]:
+            i = idx + shape[0] if idx < 0 else idx
+            start = (i,) + (0,) * (len(shape) - 1)
+            limit = (i + 1,) + shape[1:]
+            return lax.squeeze(lax.slice(arr, start, limit), (0,))
+    return rewriting_take(arr, idx)
+
+
+def rewriting_take(arr, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
+                   unique_indices=False):
+    """``arr[idx]`` lowered to slices, a dynamic slice or a gather.
+
+    ``mode`` is None (clamp, JAX's ``promise_in_bounds``), 'clip' or 'fill' (out-of-bounds
+    positions give ``fill_value``).
+    """
+    arr = to_jax(arr)
+    entries = _parse(_shape(arr), idx)
+    arr, entries = _insert_new_axes(arr, entries)
+    advanced_ints = mode is not None or any(e.kind == "array" for e in entries)
+    if advanced_ints:
+        # Integers count as advanced indices when arrays are present (NumPy's placement
+        # rule), and go through the gather when out-of-bounds positions must fill or clip.
+        entries = [_Entry("array", np.asarray(e.value, np.int32)) if e.kind == "int" else
+                   (_Entry("array", e.value) if e.kind == "dyn" else e) for e in entries]
+    arr, entries = _apply_static(arr, entries)
+    if any(e.kind == "array" for e in entries):
+        return _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices)
+    if any(e.kind == "dyn" for e in entries):
+        return _dynamic(arr, entries)
+    squeezed = tuple(d for d, e in enumerate(entries) if e.kind == "int")
+    return lax.squeeze(arr, squeezed) if squeezed else arr
+
+
+def _apply_static(arr, entries):
+    """Apply static slices (and static integers, as size-1 slices) with ``lax.slice`` and
+    ``lax.rev``; the entries of sliced dims become full slices."""
+    shape = _shape(arr)
+    starts, limits, strides, reversed_dims = [], [], [], []
+    new_entries = []
+    for d, (entry, n) in enumerate(zip(entries, shape, strict=True)):
+        start, limit, stride = 0, n, 1
+        if entry.kind == "slice":
+            first, stop, step = entry.value.indices(n)
+            count = len(range(first, stop, step))
+            if step > 0:
+                start, stride = first, step
+            else:
+                start, stride = first + (count - 1) * step if count else 0, -step
+                reversed_dims.append(d)
+            limit = start + (count - 1) * stride + 1 if count else start
+            entry = _Entry("slice", slice(None))
+        elif entry.kind == "int":
+            if n == 0:
+                raise IndexError(f"index {entry.value} is out of bounds for axis {d} with "
+                                 "size 0")
+            i = entry.value + n if entry.value < 0 else entry.value
+            start = min(max(i, 0), n - 1)
+            limit = start + 1
+        starts.append(start)
+        limits.append(limit)
+        strides.append(stride)
+        new_entries.append(entry)
+    if tuple(starts) != (0,) * len(shape) or tuple(limits) != shape or any(
+            s != 1 for s in strides):
+        arr = lax.slice(arr, tuple(starts), tuple(limits),
+                        None if all(s == 1 for s in strides) else tuple(strides))
+    if reversed_dims:
+        arr = lax.rev(arr, tuple(reversed_dims))
+    return arr, new_entries
+
+
+def _index_dtype(values) -> np.dtype:
+    wide = any(aval_of(v).dtype in (dtypes.int64, dtypes.uint64) if isinstance(v, (Array, Tracer))
+               else np.asarray(v).dtype in (np.int64, np.uint64) for v in values)
+    return dtypes.canonicalize_dtype(np.int64) if wide else np.dtype(np.int32)
+
+
+def _normalize(index, n: int, dtype):
+    """``index`` as an array of ``dtype`` with negative entries counted from the end."""
+    if isinstance(index, Tracer) and index.to_concrete_value() is None:
+        index = convert_element_type(index, dtype, False)
+        if dtypes.is_unsigned(aval_of(index).dtype):
+            return index
+        from xjax.numpy.logic import where
+        from xjax.numpy.ufuncs import const
+        return where(lax.lt(index, const(index, 0)), lax.add(index, const(index, n)), index)
+    value = np.asarray(index if not isinstance(index, (Array, Tracer)) else
+                       (index._value() if isinstance(index, Array)
+                        else index.to_concrete_value()))
+    value = value.astype(np.int64)
+    value = np.where(value < 0, value + n, value).astype(dtype)
+    return Array._from_numpy(value, ShapedArray(value.shape, dtype, False))
+
+
+def _advanced_indices(arr, entries):
+    """Normalized, broadcast integer indices stacked on a last axis, the advanced dims, the
+    broadcast index shape, and where the index dims go in the result."""
+    shape = _shape(arr)
+    adv_dims = [d for d, e in enumerate(entries) if e.kind == "array"]
+    dtype = _index_dtype([entries[d].value for d in adv_dims])
+    indices = [_normalize(entries[d].value, shape[d], dtype) for d in adv_dims]
+    from xjax.numpy.shape_ops import broadcast_shapes
+    batch = broadcast_shapes(*[_shape(i) for i in indices])
+    rank = len(batch)
+    columns = [lax.broadcast_in_dim(i, batch + (1,), tuple(range(rank - len(_shape(i)), rank)))
+               for i in indices]
+    stacked = columns[0] if len(columns) == 1 else lax.concatenate(columns, rank)
+    contiguous = adv_dims == list(range(adv_dims[0], adv_dims[-1] + 1))
+    batch_start = adv_dims[0] if contiguous else 0
+    return stacked, adv_dims, batch, batch_start
+
+
+def _window_dims(out_rank, batch, batch_start) -> tuple:
+    return tuple(i for i in range(out_rank) if not batch_start <= i < batch_start + len(batch))
+
+
+def _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices):
+    shape = _shape(arr)
+    indices, adv_dims, batch, batch_start = _advanced_indices(arr, entries)
+    out_rank = len(batch) + len(shape) - len(adv_dims)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=_window_dims(out_rank, batch, batch_start),
+        collapsed_slice_dims=tuple(sorted(adv_dims)), start_index_map=tuple(adv_dims),
+        operand_batching_dims=(), start_indices_batching_dims=())
+    slice_sizes = tuple(1 if d in adv_dims else n for d, n in enumerate(shape))
+    gather_mode = _mode(mode) or lax.GatherScatterMode.PROMISE_IN_BOUNDS
+    if fill_value is not None:
+        fill_value = np.asarray(fill_value).astype(aval_of(arr).dtype)[()]
+    return lax.gather(arr, indices, dnums, slice_sizes, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, mode=gather_mode,
+                      fill_value=fill_value)
+
+
+def _dynamic(arr, entries):
+    shape = _shape(arr)
+    dyn = [e.value for e in entries if e.kind == "dyn"]
+    dtype = _index_dtype(dyn)
+    zero = Array._from_numpy(np.zeros((), dtype), ShapedArray((), dtype, False))
+    starts, sizes = [], []
+    for entry, n in zip(entries, shape, strict=True):
+        if entry.kind == "dyn":
+            starts.append(_normalize(entry.value, n, dtype))
+            sizes.append(1)
+        else:
+            starts.append(zero)
+            sizes.append(n)
+    out = lax.dynamic_slice(arr, starts, tuple(sizes))
+    squeezed = tuple(d for d, e in enumerate(entries) if e.kind in ("int", "dyn"))
+    return lax.squeeze(out, squeezed)
+
+
+# --------------------------------------------------------------------------------------------
+# take
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array by default).
+
+    ``mode`` defaults to 'fill': out-of-bounds indices give ``fill_value`` (NaN for floats,
+    the minimum value of signed integers, the maximum of unsigned ones). 'clip' clamps and
+    'wrap' wraps around.
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    check_arraylike("take", a, indices)
+    a = to_jax(a)
+    if axis is None:
+        from xjax.numpy.shape_ops import ravel
+        a, axis = ravel(a), 0
+    from xjax.numpy._promotion import canonicalize_axis
+    axis = canonicalize_axis(axis, len(_shape(a)))
+    indices = to_jax(indices)
+    if mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if mode == "wrap":
+        from xjax.numpy.ufuncs import remainder
+        indices, mode = remainder(indices, _shape(a)[axis]), "promise_in_bounds"
+    elif mode is None:
+        mode = "fill"
+    index = (slice(None),) * axis + (indices,)
+    return rewriting_take(a, index, mode=mode, fill_value=fill_value,
+                          unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """Elements of ``arr`` at ``indices`` along ``axis``, matching the other axes
+    positionally (as ``numpy.take_along_axis``)."""
+    check_arraylike("take_along_axis", arr, indices)
+    arr, indices = to_jax(arr), to_jax(indices)
+    if axis is None:
+        from xjax.numpy.shape_ops import ravel
+        arr, axis = ravel(arr), 0
+    rank = len(_shape(arr))
+    if len(_shape(indices)) != rank:
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{len(_shape(indices))} vs. {rank}")
+    from xjax.numpy._promotion import canonicalize_axis
+    axis = canonicalize_axis(axis, rank)
+    index = []
+    for d in range(rank):
+        if d == axis:
+            index.append(indices)
+            continue
+        positions = np.arange(_shape(arr)[d], dtype=np.int32)
+        shape = [1] * rank
+        shape[d] = _shape(arr)[d]
+        index.append(positions.reshape(shape))
+    return rewriting_take(arr, tuple(index), mode="fill" if mode is None else mode,
+                          fill_value=fill_value)
+
+
+# --------------------------------------------------------------------------------------------
+# scatter: x.at[idx].set(...) and friends
+
+_SCATTERS = {"set": "scatter", "add": "scatter_add", "mul": "scatter_mul",
+             "min": "scatter_min", "max": "scatter_max", "sub": "scatter_sub"}
+
+
+def _scatter_fn(kind):
+    name = _SCATTERS[kind]
+    fn = getattr(lax, name, None)
+    if fn is None and kind == "sub":
+        add = lax.scatter_add
+        return lambda x, i, u, d, **kw: add(x, i, lax.neg(u), d, **kw)
+    return fn
+
+
+def _scatter_mode(mode):
+    return _mode(mode) or lax.GatherScatterMode.FILL_OR_DROP
+
+
+def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=False,
+                   unique_indices=False):
+    """``x`` with ``values`` combined into ``x[idx]`` by ``kind`` ('set', 'add', 'mul', 'min',
+    'max', 'sub'); out-of-bounds updates are dropped unless ``mode='clip'``."""
+    x = to_jax(x)
+    aval = aval_of(x)
+    check_arraylike(f"scatter_{kind}", values)
+    values = convert_element_type(values, aval.dtype, aval.weak_type)
+    entries = _parse(_shape(x), idx)
+    simple = all(e.kind in ("int", "dyn", "array") or (
+        e.kind == "slice" and e.value.indices(n) == (0, n, 1))
+        for e, n in zip(entries, _shape(x), strict=False)) and len(entries) == len(_shape(x))
+    if simple and any(e.kind != "slice" for e in entries):
+        return _scatter_direct(x, entries, values, kind, mode, indices_are_sorted,
+                               unique_indices)
+    return _scatter_via_positions(x, idx, values, kind, mode)
+
+
+def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_indices):
+    """Scatter whose index is integers/arrays on some dims and full slices elsewhere: the
+    mirror image of the gather ``x[idx]`` would be."""
+    entries = [_Entry("array", np.asarray(e.value, np.int32)) if e.kind == "int" else
+               (_Entry("array", e.value) if e.kind == "dyn" else e) for e in entries]
+    shape = _shape(x)
+    indices, adv_dims, batch, batch_start = _advanced_indices(x, entries)
+    window = [n for d, n in enumerate(shape) if d not in adv_dims]
+    out_shape = tuple(window[:batch_start]) + batch + tuple(window[batch_start:])
+    from xjax.numpy.shape_ops import broadcast_to
+    updates = broadcast_to(values, out_shape)
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=_window_dims(len(out_shape), batch, batch_start),
+        inserted_window_dims=tuple(sorted(adv_dims)),
+        scatter_dims_to_operand_dims=tuple(adv_dims), operand_batching_dims=(),
+        scatter_indices_batching_dims=())
+    return _scatter_fn(kind)(x, indices, updates, dnums, indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices, mode=_scatter_mode(mode))
+
+
+def _scatter_via_positions(x, idx, values, kind, mode):
+    """General scatter: gather the flat positions ``iota[idx]`` (out-of-bounds positions
+    become ``x.size``, which the flat scatter drops), then scatter into ``ravel(x)``."""
+    shape = _shape(x)
+    total = math.prod(shape)
+    positions = lax.reshape(lax.iota(np.dtype(np.int32), total), shape) if shape else \
+        Array._from_numpy(np.zeros((), np.int32), ShapedArray((), np.int32, False))
+    if mode == "clip":
+        found = rewriting_take(positions, idx, mode="clip")
+    else:
+        found = rewriting_take(positions, idx, mode="fill", fill_value=total)
+    from xjax.numpy.shape_ops import broadcast_to
+    updates = broadcast_to(values, _shape(found))
+    size = math.prod(_shape(found))
+    flat = lax.reshape(x, (total,))
+    out = scatter_flat(flat, lax.reshape(found, (size,)), lax.reshape(updates, (size,)), kind)
+    return lax.reshape(out, shape)
+
+
+def scatter_flat(operand, positions, updates, kind: str):
+    """Combine 1-D ``updates`` into the 1-D ``operand`` at ``positions`` (out-of-range
+    positions are dropped)."""
+    n = _shape(positions)[0]
+    indices = lax.reshape(positions, (n, 1))
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+        operand_batching_dims=(), scatter_indices_batching_dims=())
+    return _scatter_fn(kind)(operand, indices, updates, dnums,
+                             mode=lax.GatherScatterMode.FILL_OR_DROP)
+
+
+class _IndexUpdateHelper:
+    """``x.at``: index it (``x.at[idx]``) to get an :class:`_IndexUpdateRef`."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index) -> "_IndexUpdateRef":
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: pure functional versions of ``x[idx] = y``, ``x[idx] += y``, ...
+
+    Each method returns a new array. Out-of-bounds updates are dropped (``mode='clip'``
+    clamps them instead); ``get`` clamps by default (``mode='fill'`` fills).
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, wrap_negative_indices=True):
+        """``x[idx]`` (with ``mode`` and ``fill_value`` for out-of-bounds positions)."""
+        return rewriting_take(self.array, self.index, mode=mode, fill_value=fill_value,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices)
+
+    def _update(self, kind, values, mode, indices_are_sorted, unique_indices):
+        return scatter_update(self.array, self.index, values, kind, mode=mode,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = values``."""
+        return self._update("set", values, mode, indices_are_sorted, unique_indices)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] += values`` (repeated indices accumulate)."""
+        return self._update("add", values, mode, indices_are_sorted, unique_indices)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] -= values``."""
+        return self._update("sub", values, mode, indices_are_sorted, unique_indices)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] *= values``."""
+        return self._update("mul", values, mode, indices_are_sorted, unique_indices)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] /= values`` (the result is floating, as ``x / y`` is)."""
+        from xjax.numpy.creation import ones_like
+        from xjax.numpy.ufuncs import divide
+        divisor = scatter_update(ones_like(self.array), self.index, values, "mul", mode=mode,
+                                 indices_are_sorted=indices_are_sorted,
+                                 unique_indices=unique_indices)
+        return divide(self.array, divisor)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] **= values``."""
+        from xjax.numpy.creation import ones_like
+        from xjax.numpy.ufuncs import power
+        exponent = scatter_update(ones_like(self.array), self.index, values, "mul", mode=mode,
+                                  indices_are_sorted=indices_are_sorted,
+                                  unique_indices=unique_indices)
+        return power(self.array, exponent)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = minimum(x[idx], values)``."""
+        return self._update("min", values, mode, indices_are_sorted, unique_indices)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = maximum(x[idx], values)``."""
+        return self._update("max", values, mode, indices_are_sorted, unique_indices)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = func(x[idx])`` (a repeated index applies ``func`` once)."""
+        current = rewriting_take(self.array, self.index,
+                                 mode="clip" if mode == "clip" else "fill")
+        return self._update("set", func(current), mode, indices_are_sorted, unique_indices)
+
+
+__all__ = ["take", "take_along_axis"]
