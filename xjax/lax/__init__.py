@@ -7,3 +7,8 @@ from xjax.lax.compare import *  # noqa: F401,F403
 from xjax.lax.bitwise import *  # noqa: F401,F403
 from xjax.lax.convert import *  # noqa: F401,F403
 from xjax.lax.convolution import *  # noqa: F401,F403
+from xjax.lax.shape import *  # noqa: F401,F403
+from xjax.lax.slicing import *  # noqa: F401,F403
+from xjax.lax.reduce import *  # noqa: F401,F403
+from xjax.lax.cumulative import *  # noqa: F401,F403
+from xjax.lax.dot import *  # noqa: F401,F403

@@ -1,0 +1,332 @@
+"""``dot_general``: contraction over paired dimensions with batch dimensions, and its
+wrappers ``dot`` and ``batch_matmul``.
+
+Result layout (StableHLO ``dot_general``): batch dims, then the lhs free dims, then the rhs
+free dims. Mixed input dtypes follow XLA's rule (the "higher" type wins; JAX converts both
+operands to the result type before lowering on CPU/GPU); ``preferred_element_type`` widens
+the result. Spec: https://openxla.org/stablehlo/spec#dot_general
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import Primitive
+from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.lax.shape import as_operand, index_tuple
+from xjax.lowering.stablehlo import aval_type
+
+
+class Precision(enum.Enum):
+    """Precision of a dot on accelerators: DEFAULT (fastest), HIGH, HIGHEST (float32).
+
+    Also accepts JAX's strings: ``'default'``/``'fastest'``/``'bfloat16'``,
+    ``'high'``/``'bfloat16_3x'``/``'tensorfloat32'``, ``'highest'``/``'float32'``.
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        names = {"default": cls.DEFAULT, "fastest": cls.DEFAULT, "bfloat16": cls.DEFAULT,
+                 "high": cls.HIGH, "bfloat16_3x": cls.HIGH, "tensorfloat32": cls.HIGH,
+                 "highest": cls.HIGHEST, "float32": cls.HIGHEST}
+        if isinstance(value, str) and value.lower() in names:
+            return names[value.lower()]
+        return None
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def canonicalize_precision(precision):
+    """None, or a pair of :class:`Precision` (one per operand)."""
+    if precision is None:
+        return None
+    if isinstance(precision, (str, Precision)):
+        p = Precision(precision)
+        return (p, p)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        return tuple(Precision(p) if p is not None else Precision.DEFAULT for p in precision)
+    raise ValueError(f"Precision argument must be one of:\n- None,\n- a Precision enum "
+                     f"value,\n- a string,\n- a tuple of two Precision enums or strings;\n"
+                     f"got {precision}.")
+
+
+class DotDimensionNumbers(tuple):
+    """``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`` as a plain tuple of
+    tuples that prints with lists, as JAX's jaxprs show it: ``(([1], [0]), ([], []))``."""
+
+    __slots__ = ()
+
+    def __new__(cls, dimension_numbers):
+        (lc, rc), (lb, rb) = dimension_numbers
+        return super().__new__(cls, ((index_tuple(lc), index_tuple(rc)),
+                                     (index_tuple(lb), index_tuple(rb))))
+
+    def __repr__(self) -> str:
+        (lc, rc), (lb, rb) = self
+        return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+
+
+# -- shape and dtype rules --
+
+def _check_dims(side, aval, contracting, batch):
+    if not all(0 <= d < aval.ndim for d in contracting + batch):
+        raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and "
+                        f"less than the number of axes of the {side} value, got {side}_batch "
+                        f"of {batch} and {side}_contracting of {contracting} for {side} of "
+                        f"rank {aval.ndim}")
+
+
+def _check_distinct(side, contracting, batch):
+    if len(set(batch)) != len(batch):
+        raise TypeError(f"dot_general requires {side} batch dimensions to be distinct, got "
+                        f"{side}_batch {batch}.")
+    if len(set(contracting)) != len(contracting):
+        raise TypeError(f"dot_general requires {side} contracting dimensions to be distinct, "
+                        f"got {side}_contracting {contracting}.")
+
+
+def _dot_shape(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    _check_dims("lhs", lhs, lc, lb)
+    _check_dims("rhs", rhs, rc, rb)
+    if len(lb) != len(rb):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    _check_distinct("lhs", lc, lb)
+    _check_distinct("rhs", rc, rb)
+    for side, contracting, batch in (("lhs", lc, lb), ("rhs", rc, rb)):
+        if set(contracting) & set(batch):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {batch} and "
+                            f"{side}_contracting {contracting}.")
+    lhs_batch = tuple(lhs.shape[d] for d in lb)
+    rhs_batch = tuple(rhs.shape[d] for d in rb)
+    if lhs_batch != rhs_batch:
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                        f"have the same shape, got {lhs_batch} and {rhs_batch}.")
+    lhs_contract = tuple(lhs.shape[d] for d in lc)
+    rhs_contract = tuple(rhs.shape[d] for d in rc)
+    if lhs_contract != rhs_contract:
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                        f"got {lhs_contract} and {rhs_contract}.")
+    lhs_free = tuple(s for d, s in enumerate(lhs.shape) if d not in lc and d not in lb)
+    rhs_free = tuple(s for d, s in enumerate(rhs.shape) if d not in rc and d not in rb)
+    return lhs_batch + lhs_free + rhs_free
+
+
+def _bit_width(dtype) -> int:
+    return 1 if dtype == np.bool_ else dtype.itemsize * 8
+
+
+def _type_properties(dtype):
+    """XLA's ordering of element types for mixed-type dots (primitive_util's
+    HigherPrecisionType): complex, exponent range, mantissa, width, signedness."""
+    real = np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+    is_float = dtypes.is_float(real)
+    return (dtypes.is_complex(dtype),
+            int(dtypes.finfo(real).maxexp) if is_float else -1,
+            int(dtypes.finfo(real).nmant) if is_float else -1,
+            _bit_width(real), not dtypes.is_unsigned(real))
+
+
+def _input_result_dtype(lhs_dtype, rhs_dtype):
+    lhs_prop, rhs_prop = _type_properties(lhs_dtype), _type_properties(rhs_dtype)
+    if lhs_prop > rhs_prop:
+        return lhs_dtype
+    if rhs_prop > lhs_prop:
+        return rhs_dtype
+    if lhs_dtype != rhs_dtype:
+        raise TypeError(f"lax.dot_general argument type error: {lhs_dtype}, {rhs_dtype}")
+    return lhs_dtype
+
+
+def _dot_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
+    result = _input_result_dtype(lhs_dtype, rhs_dtype)
+    if preferred_element_type is None or preferred_element_type == result:
+        return result
+    if not dtypes.is_float(result) and \
+            _bit_width(preferred_element_type) < _bit_width(result):
+        raise TypeError("`preferred_element_type` must not be narrower than the original "
+                        f"type, got preferred_element_type of {preferred_element_type} for "
+                        f"result type of {result}.")
+    return preferred_element_type
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding):
+    shape = _dot_shape(lhs, rhs, dimension_numbers)
+    dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+# -- NumPy --
+
+def _compute_dtype(out_dtype, lhs_dtype, rhs_dtype):
+    """The NumPy dtype to multiply and accumulate in (wide enough to round only once, or
+    wrapping exactly like the result's integer type)."""
+    if dtypes.is_complex(out_dtype) or dtypes.is_complex(lhs_dtype):
+        wide = np.complex128 if np.dtype(np.complex128) in (out_dtype, lhs_dtype, rhs_dtype) \
+            else np.complex64
+        return np.dtype(wide)
+    if dtypes.is_float(out_dtype) or dtypes.is_float(lhs_dtype) or dtypes.is_float(rhs_dtype):
+        return np.dtype(np.float64 if np.dtype(np.float64) in (out_dtype, lhs_dtype, rhs_dtype)
+                        else np.float32)
+    return np.dtype(np.int64)  # integers wrap modulo 2**64, then modulo the result's width
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                      out_sharding):
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out_dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    work = _compute_dtype(out_dtype, lhs.dtype, rhs.dtype)
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs_free = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    batch_shape = [lhs.shape[d] for d in lb]
+    lhs_free_shape = [lhs.shape[d] for d in lhs_free]
+    rhs_free_shape = [rhs.shape[d] for d in rhs_free]
+    k = math.prod(lhs.shape[d] for d in lc)
+    b = math.prod(batch_shape)
+    a = np.transpose(lhs, list(lb) + lhs_free + list(lc)).astype(work, copy=False)
+    c = np.transpose(rhs, list(rb) + list(rc) + rhs_free).astype(work, copy=False)
+    out = np.matmul(a.reshape(b, math.prod(lhs_free_shape), k),
+                    c.reshape(b, k, math.prod(rhs_free_shape)))
+    out = out.reshape(batch_shape + lhs_free_shape + rhs_free_shape)
+    if out_dtype == np.bool_:
+        return out != 0
+    if dtypes.is_complex(out.dtype) and not dtypes.is_complex(out_dtype):
+        out = out.real
+    return out.astype(out_dtype)
+
+
+# -- StableHLO --
+
+def _dims(values) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding):
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    b = ctx.builder
+    if lhs_aval.dtype != rhs_aval.dtype:  # as JAX on CPU/GPU: both to the result type
+        lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=out_aval.dtype)))
+        rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=out_aval.dtype)))
+    (lc, rc), (lb, rb) = dimension_numbers
+    fields = [("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
+              ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)]
+    dnums = ", ".join(f"{name} = {_dims(dims)}" for name, dims in fields if dims)
+    attrs = {"dot_dimension_numbers": f"#stablehlo.dot<{dnums}>"}
+    if precision is not None:
+        attrs["precision_config"] = "[" + ", ".join(
+            f"#stablehlo<precision {p.name}>" for p in precision) + "]"
+    return b.op1("stablehlo.dot_general", [lhs, rhs], aval_type(out_aval), attrs)
+
+
+dot_general_p = Primitive(
+    "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
+    lower=_dot_general_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
+    # JAX prints neither unset precision/preferred type nor the sharding.
+    hidden_params=("out_sharding", ("precision", None), ("preferred_element_type", None)))
+
+
+def _preferred(preferred_element_type):
+    if preferred_element_type is None:
+        return None
+    return dtypes.check_and_canonicalize_user_dtype(preferred_element_type, "dot_general")
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
+    """General dot product: contract ``lhs_contracting`` with ``rhs_contracting`` dimensions,
+    batched over paired ``lhs_batch``/``rhs_batch`` dimensions.
+
+    Parameters
+    ----------
+    lhs, rhs : array_like
+    dimension_numbers : tuple
+        ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``.
+    precision : None, str, Precision or pair of them, optional
+    preferred_element_type : dtype, optional
+        The result (accumulation) dtype, e.g. int32 for int8 inputs.
+
+    Returns
+    -------
+    Array with the batch dims, then lhs free dims, then rhs free dims.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> x, y = jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))
+    >>> lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))).shape
+    (2, 3, 5)
+    """
+    return dot_general_p.bind(as_operand(lhs), as_operand(rhs),
+                              dimension_numbers=DotDimensionNumbers(dimension_numbers),
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=_preferred(preferred_element_type),
+                              out_sharding=None)
+
+
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+    """Vector/matrix dot products (``dimension_numbers`` for anything more general).
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3))
+    Array([3., 3.], dtype=float32)
+    """
+    if dimension_numbers is not None:
+        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+    if (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
+            and lhs_shape[-1] == rhs_shape[0]):
+        dims = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+        return dot_general(lhs, rhs, dims, precision, preferred_element_type)
+    raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
+                     "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                     f"products; got lhs_shape={tuple(lhs_shape)} rhs_shape={tuple(rhs_shape)}")
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over matching leading batch dimensions: ``[..., m, k] @ [..., k, n]``.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> lax.batch_matmul(jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))).shape
+    (2, 3, 5)
+    """
+    lhs_ndim, rhs_ndim = np.ndim(lhs), np.ndim(rhs)
+    if min(lhs_ndim, rhs_ndim) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs_ndim}, "
+                         f"{rhs_ndim}")
+    if lhs_ndim != rhs_ndim:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs_ndim}, "
+                         f"{rhs_ndim}")
+    batch = tuple(range(lhs_ndim - 2))
+    dims = (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch))
+    return dot_general(lhs, rhs, dims, precision=precision)
+
+
+__all__ = ["Precision", "DotDimensionNumbers", "dot_general", "dot", "batch_matmul",
+           "dot_general_p"]

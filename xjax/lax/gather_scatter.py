@@ -1,0 +1,748 @@
+"""Gather and scatter: XLA's general indexing primitives, with JAX's dimension numbers and
+out-of-bounds modes (``GatherScatterMode``).
+
+``index_vector_dim`` is always the last dimension of the indices, as in JAX. Semantics:
+https://openxla.org/stablehlo/spec#gather and #scatter. XLA clamps gather windows into
+bounds and drops whole scatter windows that do not fit; FILL_OR_DROP gathers mask the
+out-of-bounds windows with ``fill_value``, and CLIP scatters clamp the indices first.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.avals import ShapedArray
+from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var
+from xjax.core.primitive import Primitive, registry
+from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.lax.shape import as_operand, canonicalize_shape
+from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
+
+
+class GatherScatterMode(enum.Enum):
+    """How gather and scatter treat out-of-bounds indices.
+
+    CLIP: indices are clamped so the whole window is in bounds.
+    FILL_OR_DROP: a gathered window that is partly out of bounds is filled with the fill
+    value; a scattered window that is partly out of bounds is dropped.
+    PROMISE_IN_BOUNDS: the caller promises in-bounds indices (XLA then clamps gathers and
+    drops scatters).
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s) -> "GatherScatterMode":
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+    def __repr__(self) -> str:  # jaxprs print the mode as JAX's do
+        return f"GatherScatterMode.{self.name}"
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How a gather's indices select windows of the operand (see the StableHLO spec).
+
+    Attributes
+    ----------
+    offset_dims : tuple of int
+        Output dimensions that index into a window (sorted).
+    collapsed_slice_dims : tuple of int
+        Operand dimensions of size-1 windows that the output drops.
+    start_index_map : tuple of int
+        For each component of an index vector, the operand dimension it starts.
+    operand_batching_dims, start_indices_batching_dims : tuple of int
+        Paired batch dimensions of the operand and the indices.
+    """
+
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How a scatter's indices place windows of ``updates`` into the operand.
+
+    Attributes
+    ----------
+    update_window_dims : tuple of int
+        Dimensions of ``updates`` that index into a window (sorted).
+    inserted_window_dims : tuple of int
+        Operand dimensions of size-1 windows that ``updates`` leaves out.
+    scatter_dims_to_operand_dims : tuple of int
+        For each component of an index vector, the operand dimension it starts.
+    operand_batching_dims, scatter_indices_batching_dims : tuple of int
+        Paired batch dimensions of the operand and the indices.
+    """
+
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+def _tuples(dnums, cls):
+    """Dimension numbers with every field a tuple of ints (so params stay hashable)."""
+    if not isinstance(dnums, tuple):
+        raise TypeError(f"dimension_numbers must be a {cls.__name__}, got {dnums!r}")
+    return cls(*(tuple(int(d) for d in field) for field in dnums))
+
+
+# -- shared checks (messages as JAX's, which follow XLA's shape inference) --
+
+def _is_sorted(dims, op_name, name):
+    if list(dims) != sorted(dims):
+        raise TypeError(f"{name} in {op_name} op must be sorted; got {dims}")
+
+
+def _no_duplicate_dims(dims, op_name, name):
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op_name} op must not repeat; got: {dims}.")
+
+
+def _sorted_dims_in_range(dims, rank, op_name, name):
+    if dims and (dims[0] < 0 or dims[-1] >= rank):
+        bad = dims[0] if dims[0] < 0 else dims[-1]
+        raise TypeError(f"Invalid {name} set in {op_name} op; valid range is [0, {rank}); "
+                        f"got: {bad}.")
+
+
+def _dims_in_range(dims, rank, op_name, name):
+    for d in dims:
+        if not 0 <= d < rank:
+            raise TypeError(f"Invalid {name} set in {op_name} op; valid range is [0, {rank}); "
+                            f"got: {d}.")
+
+
+def _disjoint_dims(dims1, dims2, op_name, name1, name2):
+    if set(dims1) & set(dims2):
+        raise TypeError(f"{name1} and {name2} in {op_name} op must be disjoint; got: {dims1} "
+                        f"and {dims2}.")
+
+
+def _check_batching(op, operand, indices, operand_dims, indices_dims, indices_name):
+    _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
+    _is_sorted(operand_dims, op, "operand_batching_dims")
+    _sorted_dims_in_range(operand_dims, operand.ndim, op, "operand_batching_dims")
+
+
+def _check_indices_batching(op, operand, indices, operand_dims, indices_dims, indices_name):
+    cap = op.capitalize()
+    _no_duplicate_dims(indices_dims, op, indices_name)
+    _dims_in_range(indices_dims, indices.ndim, op, indices_name)
+    if indices.ndim - 1 in indices_dims:
+        raise TypeError(f"{cap} op cannot have the index vector dimension as a batching "
+                        f"dimension; got {indices_dims}.")
+    if len(operand_dims) != len(indices_dims):
+        sep = "" if op == "gather" else " "
+        raise TypeError(f"{cap} op requires equal numbers of operand_batching_dims and "
+                        f"{indices_name}, got {operand_dims} and{sep}{indices_dims}.")
+    operand_batch = tuple(operand.shape[d] for d in operand_dims)
+    indices_batch = tuple(indices.shape[d] for d in indices_dims)
+    if operand_batch != indices_batch:
+        raise TypeError(f"{cap} op requires operand batching dimensions and indices batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{indices_batch}.")
+    return operand_batch
+
+
+def _check_index_dtype(indices):
+    if not dtypes.is_integer(indices.dtype):
+        raise ValueError("indices must have an integer type")
+
+
+def _check_index_map(op, operand, indices, index_map, name):
+    if len(index_map) != indices.shape[-1]:
+        dim = indices.ndim - 1
+        end = "." if op == "gather" else ""
+        raise TypeError(f"{op.capitalize()} op has {len(index_map)} elements in {name} and the "
+                        f"bound of dimension index_vector_dim={dim} of indices is "
+                        f"{indices.shape[-1]}. These two numbers must be equal{end}")
+    for i, d in enumerate(index_map):
+        if not 0 <= d < operand.ndim:
+            what = "start_index_map" if op == "gather" else \
+                "scatter_dims_to_operand_dims mapping"
+            raise TypeError(f"Invalid {what}; domain is [0, {operand.ndim}), got: {i}->{d}.")
+    _no_duplicate_dims(index_map, op, name)
+
+
+# -- the common NumPy core: window starts of every index vector --
+
+def _window_starts(operand_shape, indices, index_map, operand_batching_dims,
+                   indices_batching_dims):
+    """(n, rank) int64 window starts, one row per index vector (before clamping)."""
+    indices = np.asarray(indices)
+    batch_shape = indices.shape[:-1]
+    n = math.prod(batch_shape)
+    starts = np.zeros((n, len(operand_shape)), np.int64)
+    if index_map:
+        starts[:, list(index_map)] = indices.reshape(n, indices.shape[-1]).astype(np.int64)
+    if operand_batching_dims:
+        coords = np.unravel_index(np.arange(n), batch_shape)
+        for od, idim in zip(operand_batching_dims, indices_batching_dims, strict=True):
+            starts[:, od] = coords[idim]
+    return starts
+
+
+def _window_index(starts, window_shape):
+    """Index arrays selecting, for each start row, the window ``window_shape`` at it:
+    together they have shape ``(n, *window_shape)``."""
+    rank = len(window_shape)
+    index = []
+    for d, size in enumerate(window_shape):
+        shape = [1] * (rank + 1)
+        shape[d + 1] = size
+        index.append(starts[:, d].reshape([-1] + [1] * rank) + np.arange(size).reshape(shape))
+    return tuple(index)
+
+
+def _in_bounds(starts, dims, operand_shape, window_shape):
+    upper = np.asarray(operand_shape, np.int64) - np.asarray(window_shape, np.int64)
+    dims = list(dims)
+    return np.all((starts[:, dims] >= 0) & (starts[:, dims] <= upper[dims]), axis=1)
+
+
+def _clamp_starts(starts, operand_shape, window_shape):
+    upper = np.asarray(operand_shape, np.int64) - np.asarray(window_shape, np.int64)
+    return np.clip(starts, 0, np.maximum(upper, 0))
+
+
+# -- gather --
+
+def default_fill_value(dtype):
+    """JAX's fill for out-of-bounds gathers: NaN, the minimum signed or maximum unsigned
+    integer, or True."""
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return np.nan
+    if dtypes.is_unsigned(dtype):
+        return int(dtypes.iinfo(dtype).max)
+    if dtypes.is_integer(dtype):
+        return int(dtypes.iinfo(dtype).min)
+    if dtype == np.bool_:
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                          indices_are_sorted, mode, fill_value):
+    _check_index_dtype(indices)
+    dn = dimension_numbers
+    if indices.ndim < 1:
+        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {indices.ndim} and gather index leaf dimension "
+                        "is -1.")
+    _is_sorted(dn.offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    for i, d in enumerate(dn.offset_dims):
+        if not 0 <= d < out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                            f"should have been in [0, {out_rank})")
+    _check_index_map("gather", operand, indices, dn.start_index_map, "start_index_map")
+    _is_sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _sorted_dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather",
+                          "collapsed_slice_dims")
+    _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _check_batching("gather", operand, indices, dn.operand_batching_dims,
+                    dn.start_indices_batching_dims, "start_indices_batching_dims")
+    _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
+                   "collapsed_slice_dims", "operand_batching_dims")
+    _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather",
+                   "start_index_map", "operand_batching_dims")
+    _check_indices_batching("gather", operand, indices, dn.operand_batching_dims,
+                            dn.start_indices_batching_dims, "start_indices_batching_dims")
+    if operand.ndim != len(slice_sizes):
+        raise TypeError("Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, "
+                        f"input_shape.rank={operand.ndim}")
+    dropped = len(dn.collapsed_slice_dims) + len(dn.operand_batching_dims)
+    if len(slice_sizes) != len(dn.offset_dims) + dropped:
+        raise TypeError("All components of the offset index in a gather op must either be a "
+                        "offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                        f"operand_batching_dims={dn.operand_batching_dims}.")
+    if indices.size:
+        for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
+            if not 0 <= size <= bound:
+                raise TypeError(f"Slice size at index {i} in gather op is out of range, must "
+                                f"be within [0, {bound} + 1), got {size}.")
+    for i, d in enumerate(dn.collapsed_slice_dims):
+        if slice_sizes[d] != 1:
+            raise TypeError("Gather op can only collapse slice dims with bound 1, but bound "
+                            f"is {slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(dn.operand_batching_dims):
+        if slice_sizes[d] > 1:
+            raise TypeError("Gather op can only have operand batching dims with bound 0/1, "
+                            f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
+    return ShapedArray(_gather_shape(indices.shape, dn, slice_sizes), operand.dtype,
+                       operand.weak_type)
+
+
+def _gather_shape(indices_shape, dn, slice_sizes):
+    batch = iter(indices_shape[:-1])
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offsets = iter(s for d, s in enumerate(slice_sizes) if d not in dropped)
+    out_rank = len(dn.offset_dims) + len(indices_shape) - 1
+    return tuple(next(offsets) if d in dn.offset_dims else next(batch) for d in range(out_rank))
+
+
+def _batch_dims_in_output(out_rank, offset_dims):
+    return [d for d in range(out_rank) if d not in offset_dims]
+
+
+def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                 indices_are_sorted, mode, fill_value):
+    dn = dimension_numbers
+    operand, indices = np.asarray(operand), np.asarray(indices)
+    starts = _window_starts(operand.shape, indices, dn.start_index_map,
+                            dn.operand_batching_dims, dn.start_indices_batching_dims)
+    n = starts.shape[0]
+    fill = mode == GatherScatterMode.FILL_OR_DROP
+    if fill:
+        valid = _in_bounds(starts, dn.start_index_map, operand.shape, slice_sizes)
+    starts = _clamp_starts(starts, operand.shape, slice_sizes)
+    if operand.ndim:
+        windows = operand[_window_index(starts, slice_sizes)]
+    else:
+        windows = np.broadcast_to(operand, (n,))
+    if fill and not valid.all():
+        windows = np.array(windows, copy=True)
+        value = default_fill_value(operand.dtype) if fill_value is None else fill_value
+        windows[~valid] = np.asarray(value).astype(operand.dtype)
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offset_sizes = [s for d, s in enumerate(slice_sizes) if d not in dropped]
+    batch_shape = list(indices.shape[:-1])
+    windows = windows.reshape(batch_shape + offset_sizes)
+    out_rank = windows.ndim
+    nb = len(batch_shape)
+    batch_axes = iter(range(nb))
+    perm = [nb + dn.offset_dims.index(d) if d in dn.offset_dims else next(batch_axes)
+            for d in range(out_rank)]
+    return np.transpose(windows, perm)
+
+
+def _dims_attr(fields) -> str:
+    return ", ".join(f"{name} = [{', '.join(str(d) for d in dims)}]"
+                     for name, dims in fields if dims)
+
+
+def _gather_attrs(dn, index_vector_dim, slice_sizes, indices_are_sorted):
+    fields = _dims_attr([("offset_dims", dn.offset_dims),
+                         ("collapsed_slice_dims", dn.collapsed_slice_dims),
+                         ("operand_batching_dims", dn.operand_batching_dims),
+                         ("start_indices_batching_dims", dn.start_indices_batching_dims),
+                         ("start_index_map", dn.start_index_map)])
+    sep = ", " if fields else ""
+    return {"dimension_numbers":
+            f"#stablehlo.gather<{fields}{sep}index_vector_dim = {index_vector_dim}>",
+            "indices_are_sorted": "true" if indices_are_sorted else "false",
+            "slice_sizes": i64_array(slice_sizes)}
+
+
+def _compare(b, x, y, direction: str, shape, compare_type: str) -> str:
+    return b.op1("stablehlo.compare", [x, y], tensor_type(shape, np.bool_),
+                 {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+                  "compare_type": f"#stablehlo<comparison_type {compare_type}>"})
+
+
+def _splat(b, value, dtype, shape) -> str:
+    """A constant of ``shape`` filled with ``value`` (a scalar broadcast, not a big literal)."""
+    scalar = b.constant(np.asarray(value, dtype))
+    if not shape:
+        return scalar
+    return b.op1("stablehlo.broadcast_in_dim", [scalar], tensor_type(shape, dtype),
+                 {"broadcast_dimensions": i64_array([])})
+
+
+def _vector_along_last(b, values, dtype, shape) -> str:
+    """The vector ``values`` broadcast along the last dimension of ``shape``."""
+    vector = b.constant(np.asarray(values, dtype).reshape(len(values)))
+    return b.op1("stablehlo.broadcast_in_dim", [vector], tensor_type(shape, dtype),
+                 {"broadcast_dimensions": i64_array([len(shape) - 1])})
+
+
+def _in_bounds_mask(ctx, indices, index_aval, upper_bounds) -> str:
+    """Boolean mask over the index batch dims: every component within [0, upper]."""
+    b = ctx.builder
+    shape = index_aval.shape
+    wide = b.op1("stablehlo.convert", [indices], tensor_type(shape, np.int64))
+    low_ok = _compare(b, wide, _splat(b, 0, np.int64, shape), "GE", shape, "SIGNED")
+    high_ok = _compare(b, wide, _vector_along_last(b, upper_bounds, np.int64, shape), "LE",
+                       shape, "SIGNED")
+    both = b.op1("stablehlo.and", [low_ok, high_ok], tensor_type(shape, np.bool_))
+    scalar_bool = tensor_type((), np.bool_)
+
+    def body(fb, args):
+        return [fb.op1("stablehlo.and", args, scalar_bool)]
+
+    region = b.region([scalar_bool, scalar_bool], body)
+    return b.op1("stablehlo.reduce", [both, b.constant(np.asarray(True))],
+                 tensor_type(shape[:-1], np.bool_), {"dimensions": i64_array([len(shape) - 1])},
+                 regions=[region])
+
+
+def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                  indices_are_sorted, mode, fill_value):
+    dn = dimension_numbers
+    operand_aval, index_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    b = ctx.builder
+    out = b.op1("stablehlo.gather", [operand, indices], aval_type(out_aval),
+                _gather_attrs(dn, index_aval.ndim - 1, slice_sizes, indices_are_sorted))
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        return out  # XLA clamps the windows into bounds
+    upper = [operand_aval.shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    mask = _in_bounds_mask(ctx, indices, index_aval, upper)
+    mask = b.op1("stablehlo.broadcast_in_dim", [mask], tensor_type(out_aval.shape, np.bool_),
+                 {"broadcast_dimensions": i64_array(
+                     _batch_dims_in_output(out_aval.ndim, dn.offset_dims))})
+    value = default_fill_value(out_aval.dtype) if fill_value is None else fill_value
+    fill = _splat(b, np.asarray(value).astype(out_aval.dtype), out_aval.dtype, out_aval.shape)
+    return b.op1("stablehlo.select", [mask, out, fill], aval_type(out_aval))
+
+
+gather_p = Primitive("gather", abstract_eval=_gather_abstract_eval, impl=_gather_impl,
+                     lower=_gather_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                     batch=BATCH_TODO)
+
+
+def _hashable_fill(fill_value):
+    if fill_value is None or isinstance(fill_value, (bool, int, float, complex)):
+        return fill_value
+    value = np.asarray(fill_value)
+    if value.shape:
+        raise TypeError(f"fill_value must be a scalar, got shape {value.shape}")
+    return value.item()
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """XLA's gather: windows of ``operand`` starting at the index vectors of
+    ``start_indices`` (whose last dimension is the index vector).
+
+    Parameters
+    ----------
+    operand : array_like
+    start_indices : array_like of integers
+    dimension_numbers : GatherDimensionNumbers
+    slice_sizes : sequence of int
+        The window size in every operand dimension.
+    unique_indices, indices_are_sorted : bool
+        Promises about the indices that XLA may exploit.
+    mode : str or GatherScatterMode, optional
+        ``'clip'``, ``'fill'`` (``'drop'``) or ``'promise_in_bounds'`` (the default).
+    fill_value : scalar, optional
+        The value of out-of-bounds windows in ``'fill'`` mode (default: NaN for inexact
+        types, the minimum signed or maximum unsigned integer, True for bool).
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> x = jnp.arange(12.).reshape(3, 4)
+    >>> dnums = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    ...                                    start_index_map=(0,))
+    >>> lax.gather(x, jnp.array([[2], [0]]), dnums, (1, 4))
+    Array([[ 8.,  9., 10., 11.],
+           [ 0.,  1.,  2.,  3.]], dtype=float32)
+    """
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+        GatherScatterMode.from_any(mode)
+    if mode == GatherScatterMode.ONE_HOT:
+        raise NotImplementedError("gather mode ONE_HOT is not supported")
+    fill_value = _hashable_fill(fill_value) if mode == GatherScatterMode.FILL_OR_DROP else None
+    operand = as_operand(operand)
+    if mode == GatherScatterMode.FILL_OR_DROP and fill_value is None:
+        fill_value = default_fill_value(operand.dtype)
+    return gather_p.bind(
+        operand, as_operand(start_indices),
+        dimension_numbers=_tuples(dimension_numbers, GatherDimensionNumbers),
+        slice_sizes=canonicalize_shape(slice_sizes), unique_indices=bool(unique_indices),
+        indices_are_sorted=bool(indices_are_sorted), mode=mode, fill_value=fill_value)
+
+
+# -- scatter --
+
+def _scatter_window_shape(operand_shape, updates_shape, dn):
+    """The window in operand coordinates: 1 in inserted and batching dims."""
+    sizes = iter(updates_shape[d] for d in dn.update_window_dims)
+    skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    return tuple(1 if d in skipped else next(sizes) for d in range(len(operand_shape)))
+
+
+def _scatter_abstract_eval(name, operand, indices, updates, dn):
+    _check_index_dtype(indices)
+    if operand.dtype != updates.dtype:
+        raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
+                        f"{operand.dtype.name}, {updates.dtype.name}.")
+    if indices.ndim < 1:
+        raise TypeError("Scatter index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {indices.ndim} and scatter index leaf dimension "
+                        "is -1.")
+    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
+    for dims, rank, label in ((dn.update_window_dims, updates.ndim, "update_window_dims"),
+                              (dn.inserted_window_dims, operand.ndim, "inserted_window_dims")):
+        _is_sorted(dims, "scatter", label)
+        _no_duplicate_dims(dims, "scatter", label)
+        _sorted_dims_in_range(dims, rank, "scatter", label)
+    _is_sorted(dn.operand_batching_dims, "scatter", "operand_batching_dims")
+    _check_batching("scatter", operand, indices, dn.operand_batching_dims,
+                    dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+    _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
+                   "inserted_window_dims", "operand_batching_dims")
+    _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
+                   "scatter_dims_to_operand_dims", "operand_batching_dims")
+    operand_batch = _check_indices_batching(
+        "scatter", operand, indices, dn.operand_batching_dims,
+        dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    updates_batch = tuple(updates.shape[scatter_dims[d]]
+                          for d in dn.scatter_indices_batching_dims if d < len(scatter_dims))
+    if dn.operand_batching_dims and operand_batch != updates_batch:
+        raise TypeError("Scatter op requires operand batching dimensions and updates batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{updates_batch}.")
+    window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
+                   + len(dn.operand_batching_dims))
+    if operand.ndim != window_size:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
+                        f"of rank {operand.ndim}.")
+    _check_index_map("scatter", operand, indices, dn.scatter_dims_to_operand_dims,
+                     "scatter_dims_to_operand_dims")
+    skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    max_sizes = [s for d, s in enumerate(operand.shape) if d not in skipped]
+    for bound, d in zip(max_sizes, dn.update_window_dims, strict=True):
+        if bound < updates.shape[d]:
+            raise TypeError("Bounds of the window dimensions of updates must not exceed the "
+                            "bounds of the corresponding dimensions of operand. For dimension "
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is "
+                            f"{bound}.")
+    for i, d in enumerate(scatter_dims):
+        if updates.shape[d] != indices.shape[i]:
+            raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
+                            "the bounds of the corresponding dimensions of scatter indices. "
+                            f"For scatter dimension {d}, updates bound is {updates.shape[d]}, "
+                            f"indices bound is {indices.shape[i]}.")
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+def _scatter_impl(combine, operand, indices, updates, dn, mode):
+    """``operand`` with ``updates`` combined in; ``combine`` is None (replace) or a ufunc."""
+    operand, updates = np.asarray(operand), np.asarray(updates)
+    window = _scatter_window_shape(operand.shape, updates.shape, dn)
+    starts = _window_starts(operand.shape, indices, dn.scatter_dims_to_operand_dims,
+                            dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+    if mode == GatherScatterMode.CLIP:
+        starts = _clamp_starts(starts, operand.shape, window)
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    values = np.transpose(updates, scatter_dims + list(dn.update_window_dims))
+    values = values.reshape((starts.shape[0],) + window)
+    # XLA skips every window that does not fit entirely (the spec leaves it to the backend)
+    valid = _in_bounds(starts, range(operand.ndim), operand.shape, window)
+    if not valid.all():
+        starts, values = starts[valid], values[valid]
+    out = np.array(operand, copy=True)
+    if out.ndim == 0:
+        if values.shape[0]:
+            out = _combine_scalar(combine, out, values)
+        return out
+    index = _window_index(starts, window)
+    if combine is None:
+        out[index] = values
+    else:
+        combine.at(out, index, values)
+    return out
+
+
+def _combine_scalar(combine, out, values):
+    if combine is None:
+        return np.array(values[-1], copy=True)
+    return np.asarray(combine.reduce(np.concatenate([out.reshape(1), values]))).astype(out.dtype)
+
+
+def _clamped_indices(ctx, indices, dn):
+    """CLIP mode: indices clamped so every window fits (in the indices' own dtype)."""
+    operand_aval, index_aval, updates_aval = ctx.avals_in
+    window = _scatter_window_shape(operand_aval.shape, updates_aval.shape, dn)
+    top = int(dtypes.iinfo(index_aval.dtype).max)
+    upper = [min(operand_aval.shape[d] - window[d], top) for d in dn.scatter_dims_to_operand_dims]
+    b = ctx.builder
+    high = _vector_along_last(b, upper, index_aval.dtype, index_aval.shape)
+    low = b.constant(np.asarray(0, index_aval.dtype))
+    return b.op1("stablehlo.clamp", [low, indices, high], aval_type(index_aval))
+
+
+def _scatter_attrs(dn, index_vector_dim, indices_are_sorted, unique_indices):
+    fields = _dims_attr([("update_window_dims", dn.update_window_dims),
+                         ("inserted_window_dims", dn.inserted_window_dims),
+                         ("input_batching_dims", dn.operand_batching_dims),
+                         ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+                         ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)])
+    sep = ", " if fields else ""
+    return {"indices_are_sorted": "true" if indices_are_sorted else "false",
+            "scatter_dimension_numbers":
+            f"#stablehlo.scatter<{fields}{sep}index_vector_dim = {index_vector_dim}>",
+            "unique_indices": "true" if unique_indices else "false"}
+
+
+def _scatter_lowering(combiner_op):
+    """Lowering of a scatter whose update region applies ``combiner_op(dtype)`` (an op name,
+    or None to replace)."""
+
+    def lower(ctx, operand, indices, updates, *, update_jaxpr, update_consts,
+              dimension_numbers, indices_are_sorted, unique_indices, mode):
+        dn = dimension_numbers
+        index_aval = ctx.avals_in[1]
+        if mode == GatherScatterMode.CLIP:
+            indices = _clamped_indices(ctx, indices, dn)
+        out_aval = ctx.avals_out[0]
+        scalar = tensor_type((), out_aval.dtype)
+        op_name = combiner_op(out_aval.dtype)
+
+        def body(fb, args):
+            if op_name is None:
+                return [args[1]]
+            return [fb.op1(op_name, args, scalar)]
+
+        region = ctx.builder.region([scalar, scalar], body)
+        return ctx.builder.op1(
+            "stablehlo.scatter", [operand, indices, updates], aval_type(out_aval),
+            _scatter_attrs(dn, index_aval.ndim - 1, indices_are_sorted, unique_indices),
+            regions=[region])
+
+    return lower
+
+
+_update_jaxprs: dict = {}
+
+
+def _update_jaxpr(combiner: str | None, dtype):
+    """The jaxpr ``lambda a b: combiner(a, b)`` that JAX records on scatter equations
+    (None for a plain scatter, or while the combiner's primitive is not defined)."""
+    if combiner is None:
+        return None
+    key = (combiner, dtype)
+    jaxpr = _update_jaxprs.get(key)
+    if jaxpr is None:
+        prim = registry.get(combiner)
+        if prim is None:
+            return None
+        aval = ShapedArray((), dtype)
+        a, b, out = Var(aval), Var(aval), Var(aval)
+        jaxpr = _update_jaxprs[key] = Jaxpr([], [a, b], [out], [JaxprEqn(prim, [a, b], [out],
+                                                                        {})])
+    return jaxpr
+
+
+def _scatter_family(name, combiner, ufunc, hlo_op, bool_ok):
+    """A scatter primitive and its wrapper. ``combiner`` names the lax primitive of the
+    update computation; ``ufunc`` combines in NumPy; ``hlo_op(dtype)`` in StableHLO."""
+
+    def abstract_eval(operand, indices, updates, *, update_jaxpr, update_consts,
+                      dimension_numbers, indices_are_sorted, unique_indices, mode):
+        if not bool_ok and operand.dtype == np.bool_:
+            raise TypeError(f"{combiner} does not accept dtype bool at position 0. Accepted "
+                            "dtypes at position 0 are subtypes of integer, floating, "
+                            "complexfloating.")
+        return _scatter_abstract_eval(name, operand, indices, updates, dimension_numbers)
+
+    def impl(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers,
+             indices_are_sorted, unique_indices, mode):
+        return _scatter_impl(ufunc, operand, indices, updates, dimension_numbers, mode)
+
+    prim = Primitive(name, abstract_eval=abstract_eval, impl=impl,
+                     lower=_scatter_lowering(hlo_op), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                     batch=BATCH_TODO)
+
+    def wrapper(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+        mode = GatherScatterMode.from_any(mode)
+        if mode == GatherScatterMode.ONE_HOT:
+            raise NotImplementedError("scatter mode ONE_HOT is not supported")
+        operand = as_operand(operand)
+        return prim.bind(operand, as_operand(scatter_indices), as_operand(updates),
+                         update_jaxpr=_update_jaxpr(combiner, operand.dtype), update_consts=(),
+                         dimension_numbers=_tuples(dimension_numbers, ScatterDimensionNumbers),
+                         indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=mode)
+
+    return prim, wrapper
+
+
+def _minmax_op(name, bool_name):
+    return lambda dtype: bool_name if dtype == np.bool_ else name
+
+
+scatter_p, scatter = _scatter_family("scatter", None, None, lambda dtype: None, True)
+scatter_add_p, scatter_add = _scatter_family(
+    "scatter-add", "add", np.add, lambda dtype: "stablehlo.add", False)
+scatter_sub_p, scatter_sub = _scatter_family(
+    "scatter-sub", "sub", np.subtract, lambda dtype: "stablehlo.subtract", False)
+scatter_mul_p, scatter_mul = _scatter_family(
+    "scatter-mul", "mul", np.multiply, lambda dtype: "stablehlo.multiply", False)
+scatter_min_p, scatter_min = _scatter_family(
+    "scatter-min", "min", np.minimum, _minmax_op("stablehlo.minimum", "stablehlo.and"), True)
+scatter_max_p, scatter_max = _scatter_family(
+    "scatter-max", "max", np.maximum, _minmax_op("stablehlo.maximum", "stablehlo.or"), True)
+
+_SCATTER_DOC = """Scatter ``updates`` into ``operand`` at the windows ``scatter_indices`` select,
+{how}.
+
+Parameters
+----------
+operand : array_like
+scatter_indices : array_like of integers
+    Index vectors along the last dimension.
+updates : array_like
+    Same dtype as ``operand``.
+dimension_numbers : ScatterDimensionNumbers
+indices_are_sorted, unique_indices : bool
+    Promises about the indices that XLA may exploit.
+mode : str or GatherScatterMode, optional
+    ``'clip'`` clamps indices; ``'drop'`` (the default, also ``None`` and ``'fill'``) skips
+    windows that are out of bounds.
+
+Returns
+-------
+Array like ``operand``.
+"""
+for _fn, _how in ((scatter, "replacing the values there"),
+                  (scatter_add, "adding them to the values there"),
+                  (scatter_sub, "subtracting them from the values there"),
+                  (scatter_mul, "multiplying the values there by them"),
+                  (scatter_min, "keeping the minimum"), (scatter_max, "keeping the maximum")):
+    _fn.__doc__ = _SCATTER_DOC.format(how=_how)
+for _fn, _name in ((scatter, "scatter"), (scatter_add, "scatter_add"),
+                   (scatter_sub, "scatter_sub"), (scatter_mul, "scatter_mul"),
+                   (scatter_min, "scatter_min"), (scatter_max, "scatter_max")):
+    _fn.__name__ = _fn.__qualname__ = _name
+
+__all__ = [
+    "GatherScatterMode", "GatherDimensionNumbers", "ScatterDimensionNumbers", "gather",
+    "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
+    "gather_p", "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
+    "scatter_max_p",
+]

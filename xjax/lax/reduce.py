@@ -1,0 +1,333 @@
+"""Reductions: reduce_sum/prod/max/min/and/or/xor over ``axes``, and argmax/argmin.
+Cumulative reductions live in ``xjax.lax.cumulative`` (reduce_precision, a rounding, in
+``xjax.lax.convert``).
+
+Lowered to ``stablehlo.reduce`` with a scalar region; argmax/argmin reduce (value, index)
+pairs in one variadic reduce, as JAX does. Spec: https://openxla.org/stablehlo/spec#reduce
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import Primitive
+from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.lax.shape import as_operand, index_tuple
+from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
+
+# -- helpers --
+
+
+def _check_axes(operand, axes) -> tuple:
+    if any(not 0 <= a < operand.ndim for a in axes):
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                         f"{operand.str_short()}.")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    return tuple(s for i, s in enumerate(operand.shape) if i not in axes)
+
+
+def _is_inexact(dtype) -> bool:
+    return dtypes.is_float(dtype) or dtypes.is_complex(dtype)
+
+
+def _is_narrow_float(dtype) -> bool:
+    return dtypes.is_float(dtype) and dtype.itemsize < 4
+
+
+def max_identity(dtype):
+    """The identity of ``max``: -inf, the least integer, or False."""
+    if _is_inexact(dtype):
+        return np.asarray(-np.inf).astype(dtype)
+    if dtype == np.bool_:
+        return np.asarray(False)
+    return np.asarray(dtypes.iinfo(dtype).min, dtype)
+
+
+def min_identity(dtype):
+    """The identity of ``min``: inf, the greatest integer, or True."""
+    if _is_inexact(dtype):
+        return np.asarray(np.inf).astype(dtype)
+    if dtype == np.bool_:
+        return np.asarray(True)
+    return np.asarray(dtypes.iinfo(dtype).max, dtype)
+
+
+def _all_ones(dtype):
+    if dtype == np.bool_:
+        return np.asarray(True)
+    return np.asarray(-1).astype(dtype) if not dtypes.is_unsigned(dtype) else \
+        np.asarray(dtypes.iinfo(dtype).max, dtype)
+
+
+def scalar_region(builder, dtype, op_name: str) -> str:
+    """The region ``(a, b) -> op(a, b)`` over scalars of ``dtype``."""
+    scalar = tensor_type((), dtype)
+    return builder.region([scalar, scalar], lambda fb, args: [fb.op1(op_name, args, scalar)])
+
+
+def _reduce_lower(op_name, identity):
+    """Lowering to one ``stablehlo.reduce`` with region ``op_name(dtype)``."""
+
+    def lower(ctx, x, *, axes, **params):
+        dtype = ctx.avals_in[0].dtype
+        b = ctx.builder
+        init = b.constant(identity(dtype))
+        return b.op1("stablehlo.reduce", [x, init], aval_type(ctx.avals_out[0]),
+                     {"dimensions": i64_array(axes)},
+                     regions=[scalar_region(b, dtype, op_name(dtype))])
+
+    return lower
+
+
+def _reducer(name, *, impl, op_name, identity, dtype_check, strip_weak=False,
+             sharding_param=False):
+    """A reduction primitive over ``axes`` and its ``lax.<name>(operand, axes)`` wrapper."""
+
+    def abstract_eval(operand, *, axes, **params):
+        dtype_check(name, operand.dtype)
+        shape = _check_axes(operand, axes)
+        return ShapedArray(shape, operand.dtype, False if strip_weak else operand.weak_type)
+
+    def impl_rule(x, *, axes, **params):
+        return impl(np.asarray(x), axes)
+
+    hidden = ()
+    prim = Primitive(name, abstract_eval=abstract_eval, impl=impl_rule,
+                     lower=_reduce_lower(op_name, identity), jvp=JVP_TODO,
+                     transpose=TRANSPOSE_TODO, batch=BATCH_TODO, hidden_params=hidden)
+    bind = prim.bind
+
+    if sharding_param:
+        def wrapper(operand, axes, *, out_sharding=None):
+            return bind(as_operand(operand), axes=index_tuple(axes), out_sharding=None)
+    else:
+        def wrapper(operand, axes):
+            return bind(as_operand(operand), axes=index_tuple(axes))
+    wrapper.__name__ = wrapper.__qualname__ = name
+    return prim, wrapper
+
+
+def _numbers_only(name, dtype):
+    if dtype == np.bool_:
+        raise TypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "number.")
+
+
+def _any_dtype(name, dtype):
+    pass
+
+
+def _logical_only(name, dtype):
+    if not (dtype == np.bool_ or dtypes.is_integer(dtype)):
+        raise TypeError(f"logical reduction requires operand dtype bool or int, got "
+                        f"{dtype.name}.")
+
+
+def _sum_impl(x, axes):
+    if _is_narrow_float(x.dtype):  # accumulate in float32, round once
+        return np.sum(x, axis=axes, dtype=np.float32).astype(x.dtype)
+    return np.asarray(np.sum(x, axis=axes, dtype=x.dtype))
+
+
+def _prod_impl(x, axes):
+    if _is_narrow_float(x.dtype):
+        return np.prod(x, axis=axes, dtype=np.float32).astype(x.dtype)
+    return np.asarray(np.prod(x, axis=axes, dtype=x.dtype))
+
+
+def _ufunc_reduce_impl(ufunc, identity):
+    """``ufunc.reduce`` over ``axes``, or the identity where a reduced axis is empty (NumPy
+    has no identity for max/min)."""
+    def impl(x, axes):
+        if any(x.shape[a] == 0 for a in axes):
+            shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+            return np.full(shape, identity(x.dtype), x.dtype)
+        with np.errstate(invalid="ignore"):  # NaNs propagate, as in XLA
+            return np.asarray(ufunc.reduce(x, axis=axes)).astype(x.dtype, copy=False)
+    return impl
+
+
+def _bool_or(name, bool_name):
+    return lambda dtype: bool_name if dtype == np.bool_ else name
+
+
+reduce_sum_p, reduce_sum = _reducer(
+    "reduce_sum", impl=_sum_impl, op_name=lambda dtype: "stablehlo.add",
+    identity=lambda dtype: np.zeros((), dtype), dtype_check=_numbers_only, sharding_param=True)
+reduce_prod_p, reduce_prod = _reducer(
+    "reduce_prod", impl=_prod_impl, op_name=lambda dtype: "stablehlo.multiply",
+    identity=lambda dtype: np.ones((), dtype), dtype_check=_numbers_only)
+reduce_max_p, reduce_max = _reducer(
+    "reduce_max", impl=_ufunc_reduce_impl(np.maximum, max_identity),
+    op_name=_bool_or("stablehlo.maximum", "stablehlo.or"), identity=max_identity,
+    dtype_check=_any_dtype)
+reduce_min_p, reduce_min = _reducer(
+    "reduce_min", impl=_ufunc_reduce_impl(np.minimum, min_identity),
+    op_name=_bool_or("stablehlo.minimum", "stablehlo.and"), identity=min_identity,
+    dtype_check=_any_dtype)
+reduce_and_p, reduce_and = _reducer(
+    "reduce_and", impl=_ufunc_reduce_impl(np.bitwise_and, _all_ones),
+    op_name=lambda dtype: "stablehlo.and", identity=_all_ones, dtype_check=_logical_only,
+    strip_weak=True)
+reduce_or_p, reduce_or = _reducer(
+    "reduce_or", impl=_ufunc_reduce_impl(np.bitwise_or, lambda dtype: np.zeros((), dtype)),
+    op_name=lambda dtype: "stablehlo.or", identity=lambda dtype: np.zeros((), dtype),
+    dtype_check=_logical_only, strip_weak=True)
+reduce_xor_p, reduce_xor = _reducer(
+    "reduce_xor", impl=_ufunc_reduce_impl(np.bitwise_xor, lambda dtype: np.zeros((), dtype)),
+    op_name=lambda dtype: "stablehlo.xor", identity=lambda dtype: np.zeros((), dtype),
+    dtype_check=_logical_only, strip_weak=True)
+
+for _fn, _what in ((reduce_sum, "Sum"), (reduce_prod, "Product"), (reduce_max, "Maximum"),
+                   (reduce_min, "Minimum"), (reduce_and, "Bitwise (logical for bool) AND"),
+                   (reduce_or, "Bitwise (logical for bool) OR"),
+                   (reduce_xor, "Bitwise (logical for bool) XOR")):
+    _fn.__doc__ = f"""{_what} of ``operand`` over ``axes``.
+
+    Parameters
+    ----------
+    operand : array_like
+    axes : sequence of int
+        Non-negative, distinct axes to reduce.
+
+    Returns
+    -------
+    Array of ``operand``'s dtype without the ``axes`` dimensions.
+    """
+
+
+# -- argmax, argmin --
+
+def _argminmax_abstract_eval(name, compare_name, operand, axes, index_dtype):
+    if not dtypes.is_integer(index_dtype):
+        raise TypeError(f"index_dtype must be an integer type, but got {index_dtype.name}")
+    if dtypes.is_complex(operand.dtype):
+        raise TypeError(f"{compare_name} does not accept dtype {operand.dtype.name} at position "
+                        f"0. Accepted dtypes at position 0 are subtypes of integer, floating, "
+                        "bool.")
+    (axis,) = axes
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+    if operand.shape[axis] == 0:
+        raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                         f"operand.shape={operand.shape} axis={axis}")
+    shape = tuple(s for i, s in enumerate(operand.shape) if i != axis)
+    return ShapedArray(shape, index_dtype, False)
+
+
+def _argminmax_impl(np_fn):
+    def impl(x, *, axes, index_dtype):
+        x = np.asarray(x)
+        if _is_narrow_float(x.dtype):
+            x = x.astype(np.float32)  # exact; NumPy's argmax needs a native dtype
+        # NumPy already returns the first NaN, else the first extremum, as XLA/JAX do.
+        return np.asarray(np_fn(x, axis=axes[0])).astype(index_dtype)
+    return impl
+
+
+def _compare_type(dtype) -> str:
+    if dtypes.is_float(dtype):
+        return "FLOAT"
+    if dtype == np.bool_ or dtypes.is_unsigned(dtype):
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def _compare(b, x, y, direction, dtype) -> str:
+    return b.op1("stablehlo.compare", [x, y], tensor_type((), np.bool_),
+                 {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+                  "compare_type": f"#stablehlo<comparison_type {_compare_type(dtype)}>"})
+
+
+def _argminmax_lower(direction, identity):
+    """A variadic reduce over (value, index): the better value wins; NaN beats numbers;
+    equal values (or two NaNs) keep the lower index. Commutative, so any order XLA picks
+    gives the first occurrence."""
+
+    def lower(ctx, x, *, axes, index_dtype):
+        aval = ctx.avals_in[0]
+        dtype = aval.dtype
+        b = ctx.builder
+        iota = b.op1("stablehlo.iota", [], tensor_type(aval.shape, index_dtype),
+                     {"iota_dimension": f"{axes[0]} : i64"})
+        val_t, idx_t = tensor_type((), dtype), tensor_type((), index_dtype)
+        bool_t = tensor_type((), np.bool_)
+
+        def body(fb, args):
+            a, ai, c, ci = args
+            better = _compare(fb, a, c, direction, dtype)
+            same = _compare(fb, a, c, "EQ", dtype)
+            if dtypes.is_float(dtype):
+                a_nan = _compare(fb, a, a, "NE", dtype)
+                c_num = _compare(fb, c, c, "EQ", dtype)
+                c_nan = _compare(fb, c, c, "NE", dtype)
+                nan_wins = fb.op1("stablehlo.and", [a_nan, c_num], bool_t)
+                better = fb.op1("stablehlo.or", [better, nan_wins], bool_t)
+                both_nan = fb.op1("stablehlo.and", [a_nan, c_nan], bool_t)
+                same = fb.op1("stablehlo.or", [same, both_nan], bool_t)
+            first = _compare(fb, ai, ci, "LT", index_dtype)
+            tie = fb.op1("stablehlo.and", [same, first], bool_t)
+            pick_a = fb.op1("stablehlo.or", [better, tie], bool_t)
+            return [fb.op1("stablehlo.select", [pick_a, a, c], val_t),
+                    fb.op1("stablehlo.select", [pick_a, ai, ci], idx_t)]
+
+        region = b.region([val_t, idx_t, val_t, idx_t], body)
+        init_val = b.constant(identity(dtype))
+        init_idx = b.constant(np.zeros((), index_dtype))
+        out_aval = ctx.avals_out[0]
+        results = b.op("stablehlo.reduce", [x, iota, init_val, init_idx],
+                       [tensor_type(out_aval.shape, dtype), aval_type(out_aval)],
+                       {"dimensions": i64_array(axes)}, regions=[region])
+        return results[1]
+
+    return lower
+
+
+argmax_p = Primitive(
+    "argmax", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
+        "argmax", "gt", x, axes, index_dtype),
+    impl=_argminmax_impl(np.argmax), lower=_argminmax_lower("GT", max_identity),
+    jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+argmin_p = Primitive(
+    "argmin", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
+        "argmin", "lt", x, axes, index_dtype),
+    impl=_argminmax_impl(np.argmin), lower=_argminmax_lower("LT", min_identity),
+    jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+
+
+def _index_dtype(index_dtype, name):
+    return dtypes.check_and_canonicalize_user_dtype(index_dtype, name)
+
+
+def argmax(operand, axis: int, index_dtype):
+    """Index of the maximum along ``axis`` (the first one on ties; NaN counts as the
+    maximum, so the first NaN wins).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> lax.argmax(jnp.array([1., 3., 3.]), 0, np.int32)
+    Array(1, dtype=int32)
+    """
+    return argmax_p.bind(as_operand(operand), axes=(int(axis),),
+                         index_dtype=_index_dtype(index_dtype, "argmax"))
+
+
+def argmin(operand, axis: int, index_dtype):
+    """Index of the minimum along ``axis`` (the first one on ties; NaN counts as the
+    minimum, so the first NaN wins)."""
+    return argmin_p.bind(as_operand(operand), axes=(int(axis),),
+                         index_dtype=_index_dtype(index_dtype, "argmin"))
+
+
+__all__ = [
+    "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
+    "reduce_xor", "argmax", "argmin",
+    "reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
+    "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p",
+]
