@@ -33,6 +33,23 @@ greater = binary("greater", lax.gt, "Elementwise ``x1 > x2``.", fast=_ALL)
 greater_equal = binary("greater_equal", lax.ge, "Elementwise ``x1 >= x2``.", fast=_ALL)
 
 
+def _fminmax(name, compare, lax_fn):
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if not dtypes.is_inexact(_dtype(x1)):
+            return lax_fn(x1, x2)
+        take_x1 = lax.bitwise_or(compare(x1, x2), lax.ne(x2, x2))
+        return where(take_x1, x1, x2)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise {'maximum' if name == 'fmax' else 'minimum'} ignoring NaNs "
+                  "(NaN only where both are NaN).")
+    return fn
+
+
+fmax = _fminmax("fmax", lax.gt, lax.max)
+fmin = _fminmax("fmin", lax.lt, lax.min)
+
+
 # --------------------------------------------------------------------------------------------
 # logical and bitwise
 
@@ -142,6 +159,26 @@ def _isinf_signed(name, value):
 
 isposinf = _isinf_signed("isposinf", np.inf)
 isneginf = _isinf_signed("isneginf", -np.inf)
+
+
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: the largest
+    finite values of the dtype)."""
+    x, = promote_args("nan_to_num", x)
+    dt = _dtype(x)
+    if dtypes.is_complex(dt):
+        from xjax.numpy.ufuncs import imag, real
+        re = nan_to_num(real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    if not dtypes.is_float(dt):
+        return x
+    info = dtypes.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = where(lax.ne(x, x), const(x, nan), x)
+    x = where(lax.eq(x, const(x, np.inf)), const(x, posinf), x)
+    return where(lax.eq(x, const(x, -np.inf)), const(x, neginf), x)
 
 
 def isreal(x, /):
@@ -422,7 +459,7 @@ def array_equiv(a1, a2):
     return all_(equal(a1, a2))
 
 
-__all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+__all__ = ["fmax", "fmin", "nan_to_num", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert", "left_shift",
            "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "isnan",

@@ -508,6 +508,15 @@ def trunc(x, /):
 fix = trunc
 
 
+def modf(x, /, out=None):
+    """The fractional and integral parts of ``x`` (both with the sign of ``x``)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    x, = promote_args_inexact("modf", x)
+    whole = trunc(x)
+    return lax.sub(x, whole), whole
+
+
 def _round_half_even(x):
     if dtypes.is_complex(_dtype(x)):
         re = lax.round(lax.real(x), lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -624,5 +633,5 @@ __all__ = ["add", "subtract", "multiply", "true_divide", "divide", "floor_divide
            "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2", "atan2",
            "hypot", "sinc", "deg2rad", "rad2deg", "radians", "degrees", "logaddexp",
            "logaddexp2", "heaviside", "copysign", "signbit", "ldexp", "nextafter", "floor",
-           "ceil", "trunc", "fix", "rint", "round", "around", "real", "imag", "conjugate",
+           "ceil", "trunc", "fix", "modf", "rint", "round", "around", "real", "imag", "conjugate",
            "conj", "angle", "isinf"]
