@@ -1,0 +1,198 @@
+"""Reductions against NumPy: axes, keepdims, where/initial, dtypes of results, errors."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+SHAPES_AXES = [((5,), None), ((5,), 0), ((2, 3), None), ((2, 3), 0), ((2, 3), 1),
+               ((2, 3), -1), ((2, 3, 4), (0, 2)), ((2, 3, 4), (2, 1)), ((3, 0), 1)]
+DTYPES = [np.float32, np.int32, np.int8, np.uint8, np.bool_]
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 5, shape).astype(dtype)
+    return rng.uniform(-2, 2, shape).astype(dtype)
+
+
+def _expected_sum_dtype(dtype, name):
+    if dtype == np.bool_ or dtype in (np.int8, np.int16):
+        return np.dtype(np.int32)
+    if dtype in (np.uint8, np.uint16):
+        return np.dtype(np.uint32)
+    return np.dtype(dtype)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,axis", SHAPES_AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_sum_prod(name, dtype, shape, axis, keepdims):
+    x = _data(shape, dtype)
+    out = getattr(jnp, name)(jnp.asarray(x), axis=axis, keepdims=keepdims)
+    expected = getattr(np, name)(x, axis=axis, keepdims=keepdims)
+    assert out.dtype == _expected_sum_dtype(np.dtype(dtype), name)
+    assert not out.weak_type
+    np.testing.assert_allclose(np.asarray(out), expected.astype(out.dtype), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["max", "min", "amax", "amin", "any", "all", "ptp"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,axis", SHAPES_AXES[:-1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_min_any_all(name, dtype, shape, axis, keepdims):
+    if name == "ptp" and dtype == np.bool_:
+        return
+    x = _data(shape, dtype)
+    out = getattr(jnp, name)(jnp.asarray(x), axis=axis, keepdims=keepdims)
+    expected = getattr(np, name)(x, axis=axis, keepdims=keepdims)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8, np.float16])
+@pytest.mark.parametrize("shape,axis", SHAPES_AXES[:-1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_mean_var_std(name, dtype, shape, axis, keepdims):
+    x = _data(shape, dtype)
+    out = getattr(jnp, name)(jnp.asarray(x), axis=axis, keepdims=keepdims)
+    expected = getattr(np, name)(x.astype(np.float64), axis=axis, keepdims=keepdims)
+    assert out.dtype == (np.float16 if dtype == np.float16 else np.float32)
+    tol = 2e-3 if dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(np.asarray(out, np.float64), expected, rtol=tol, atol=tol)
+
+
+def test_var_ddof_and_complex():
+    x = np.array([1., 2., 4.], np.float32)
+    np.testing.assert_allclose(np.asarray(jnp.var(jnp.asarray(x), ddof=1)), np.var(x, ddof=1))
+    np.testing.assert_allclose(np.asarray(jnp.std(jnp.asarray(x), correction=1)),
+                               np.std(x, ddof=1))
+    assert np.isnan(float(jnp.var(jnp.asarray(x), ddof=5)))
+    z = np.array([1 + 1j, 2], np.complex64)
+    out = jnp.var(jnp.asarray(z))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(float(out), np.var(z), rtol=1e-6)
+
+
+def test_mean_of_ints_and_dtype_argument():
+    out = jnp.mean(jnp.array([1, 2]))
+    assert repr(out) == "Array(1.5, dtype=float32)"
+    out = jnp.mean(jnp.array([1, 2, 4], jnp.int8), dtype=jnp.int32)
+    assert out.dtype == np.int32 and int(out) == 2
+    assert np.isnan(float(jnp.mean(jnp.array([], jnp.float32))))
+
+
+def test_where_and_initial():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(jnp.sum(jnp.asarray(x), where=mask), np.sum(x, where=mask))
+    np.testing.assert_array_equal(jnp.sum(jnp.asarray(x), axis=1, where=mask),
+                                  np.sum(x, axis=1, where=mask))
+    np.testing.assert_array_equal(jnp.prod(jnp.asarray(x) + 1, where=mask, axis=0),
+                                  np.prod(x + 1, where=mask, axis=0))
+    np.testing.assert_array_equal(jnp.max(jnp.asarray(x), axis=1, initial=4.0),
+                                  np.max(x, axis=1, initial=4.0))
+    np.testing.assert_array_equal(jnp.min(jnp.array([3, 1]), where=jnp.array([True, False]),
+                                          initial=10), 3)
+    assert float(jnp.sum(jnp.ones(3), initial=2.)) == 5.0
+    assert float(jnp.max(jnp.array([], jnp.float32), initial=5.)) == 5.0
+    np.testing.assert_allclose(np.asarray(jnp.mean(jnp.asarray(x), where=mask)),
+                               np.mean(x, where=mask))
+    np.testing.assert_allclose(np.asarray(jnp.var(jnp.asarray(x), axis=1, where=mask)),
+                               np.var(x, axis=1, where=mask))
+    assert bool(jnp.all(jnp.array([False, True]), where=jnp.array([False, True])))
+
+
+def test_sum_dtype_arguments():
+    x = jnp.array([1, 2, 4], jnp.int8)
+    assert jnp.sum(x, dtype=jnp.int8).dtype == np.int8
+    assert jnp.sum(x, promote_integers=False).dtype == np.int8
+    assert jnp.sum(jnp.array([1., 2.], jnp.float16)).dtype == np.float16
+    assert jnp.sum(x, dtype=jnp.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape,axis", [((5,), None), ((2, 3), None), ((2, 3), 0),
+                                        ((2, 3), 1), ((2, 3, 4), -1)])
+def test_argmax_argmin(name, dtype, shape, axis):
+    x = _data(shape, dtype, seed=3)
+    out = getattr(jnp, name)(jnp.asarray(x), axis=axis)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, getattr(np, name)(x, axis=axis))
+    kept = getattr(jnp, name)(jnp.asarray(x), axis=axis, keepdims=True)
+    np.testing.assert_array_equal(kept, getattr(np, name)(x, axis=axis, keepdims=True))
+
+
+def test_argmax_propagates_nan():
+    assert int(jnp.argmax(jnp.array([1., np.nan, 3.]))) == 1
+    assert np.isnan(float(jnp.max(jnp.array([1., np.nan, 3.]))))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape,axis", [((5,), None), ((2, 3), None), ((2, 3), 0),
+                                        ((2, 3), 1), ((2, 3), -1)])
+def test_cumulative(name, dtype, shape, axis):
+    x = _data(shape, dtype)
+    out = getattr(jnp, name)(jnp.asarray(x), axis=axis)
+    expected_dtype = np.int32 if dtype == np.bool_ else dtype
+    assert out.dtype == expected_dtype
+    expected = getattr(np, name)(x, axis=axis).astype(expected_dtype)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+
+
+def test_cumsum_dtype_argument():
+    out = jnp.cumsum(jnp.array([[1, 2], [3, 4]]), axis=1, dtype=jnp.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[1, 3], [3, 7]])
+
+
+def test_nan_reductions_and_counts():
+    x = np.array([[1., np.nan], [3., 4.]], np.float32)
+    for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean"):
+        np.testing.assert_allclose(np.asarray(getattr(jnp, name)(jnp.asarray(x), axis=0)),
+                                   getattr(np, name)(x, axis=0), rtol=1e-6)
+    np.testing.assert_array_equal(jnp.count_nonzero(jnp.array([[1, 0], [3, 7]])), 3)
+    np.testing.assert_array_equal(jnp.count_nonzero(jnp.array([[1, 0], [3, 7]]), axis=0), [2, 1])
+    np.testing.assert_allclose(np.asarray(jnp.average(jnp.arange(4.), weights=jnp.arange(4.))),
+                               np.average(np.arange(4.), weights=np.arange(4.)))
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="sum requires ndarray or scalar arguments, got "
+                                        "<class 'list'> at position 0."):
+        jnp.sum([1, 2, 3])
+    with pytest.raises(ValueError, match="zero-size array to reduction operation max"):
+        jnp.max(jnp.array([], jnp.float32))
+    with pytest.raises(ValueError, match="does not have an identity"):
+        jnp.max(jnp.ones(3), where=jnp.array([True, False, True]))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
+        jnp.sum(jnp.ones((3, 4)), 2)
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        jnp.sum(jnp.ones((3, 4)), (0, 0))
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        jnp.argmax(jnp.array([], jnp.float32))
+    with pytest.raises(NotImplementedError, match="'out' argument to jnp.sum"):
+        jnp.sum(jnp.ones(3), out=jnp.ones(()))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "std", "var", "max", "argmin", "cumsum",
+                                  "prod", "any"])
+def test_reductions_under_jit(name):
+    x = jnp.asarray(_data((4, 3), np.float32, seed=5))
+    fn = getattr(jnp, name)
+    np.testing.assert_allclose(np.asarray(xjax.jit(lambda x: fn(x, axis=0))(x)),
+                               np.asarray(fn(x, axis=0)), rtol=1e-6)
+    if name in ("sum", "mean", "max"):
+        mask = jnp.array([True, False, True])
+        kwargs = {"initial": -10.} if name == "max" else {}
+        masked = xjax.jit(lambda x, m: fn(x, axis=1, where=m, **kwargs))
+        np.testing.assert_allclose(np.asarray(masked(x, mask)),
+                                   np.asarray(fn(x, axis=1, where=mask, **kwargs)), rtol=1e-6)
