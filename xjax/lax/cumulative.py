@@ -14,7 +14,7 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
-from xjax.lax.reduce import max_identity, min_identity
+from xjax.lax.reduce import accumulation_dtype, combiner_body, max_identity, min_identity
 from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
 from xjax.lax.shape import as_operand
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
@@ -34,12 +34,12 @@ def _cumulative_abstract_eval(name, floats_only, operand, axis, reverse):
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
-def _accumulate(np_accumulate, wide_narrow_floats):
+def _accumulate(np_accumulate, wide):
     def impl(x, *, axis, reverse):
         x = np.asarray(x)
         dtype = x.dtype
-        if wide_narrow_floats and dtypes.is_float(dtype) and dtype.itemsize < 4:
-            x = x.astype(np.float32)  # accumulate narrow floats in float32, round once
+        if wide:  # accumulate at double precision, round once (see accumulation_dtype)
+            x = x.astype(accumulation_dtype(dtype))
         if reverse:
             x = np.flip(x, axis)
         out = np_accumulate(x, axis)
@@ -67,7 +67,7 @@ def _logaddexp_region(fb, args, dtype):
     return [fb.op1("stablehlo.select", [is_nan, total, regular], t)]
 
 
-def _window_lower(op_name, identity):
+def _window_lower(kind, identity):
     def lower(ctx, x, *, axis, reverse):
         aval = ctx.avals_in[0]
         n = aval.shape[axis]
@@ -76,11 +76,10 @@ def _window_lower(op_name, identity):
         dtype = aval.dtype
         b = ctx.builder
         scalar = tensor_type((), dtype)
-        if op_name == "logaddexp":
+        if kind == "logaddexp":
             body = lambda fb, args: _logaddexp_region(fb, args, dtype)  # noqa: E731
         else:
-            name = op_name(dtype)
-            body = lambda fb, args: [fb.op1(name, args, scalar)]  # noqa: E731
+            body = combiner_body(kind, dtype)
         region = b.region([scalar, scalar], body)
         window = [1] * aval.ndim
         window[axis] = n
@@ -95,13 +94,12 @@ def _window_lower(op_name, identity):
     return lower
 
 
-def _cumulative(name, np_accumulate, op_name, identity, *, floats_only=False,
-                wide_narrow_floats=True):
+def _cumulative(name, np_accumulate, kind, identity, *, floats_only=False, wide=True):
     prim = Primitive(
         name, abstract_eval=lambda x, *, axis, reverse: _cumulative_abstract_eval(
             name, floats_only, x, axis, reverse),
-        impl=_accumulate(np_accumulate, wide_narrow_floats),
-        lower=_window_lower(op_name, identity), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+        impl=_accumulate(np_accumulate, wide),
+        lower=_window_lower(kind, identity), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
         batch=BATCH_TODO)
 
     def wrapper(operand, axis: int = 0, reverse: bool = False):
@@ -113,16 +111,16 @@ def _cumulative(name, np_accumulate, op_name, identity, *, floats_only=False,
 
 cumsum_p, cumsum = _cumulative(
     "cumsum", lambda x, axis: np.cumsum(x, axis, dtype=x.dtype),
-    lambda dtype: "stablehlo.add", lambda dtype: np.zeros((), dtype))
+    "add", lambda dtype: np.zeros((), dtype))
 cumprod_p, cumprod = _cumulative(
     "cumprod", lambda x, axis: np.cumprod(x, axis, dtype=x.dtype),
-    lambda dtype: "stablehlo.multiply", lambda dtype: np.ones((), dtype))
+    "mul", lambda dtype: np.ones((), dtype))
 cummax_p, cummax = _cumulative(
     "cummax", lambda x, axis: np.maximum.accumulate(x, axis),
-    lambda dtype: "stablehlo.maximum", max_identity, wide_narrow_floats=False)
+    "max", max_identity, wide=False)
 cummin_p, cummin = _cumulative(
     "cummin", lambda x, axis: np.minimum.accumulate(x, axis),
-    lambda dtype: "stablehlo.minimum", min_identity, wide_narrow_floats=False)
+    "min", min_identity, wide=False)
 cumlogsumexp_p, cumlogsumexp = _cumulative(
     "cumlogsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis), "logaddexp",
     max_identity, floats_only=True)

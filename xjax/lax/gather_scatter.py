@@ -20,6 +20,7 @@ from xjax.core.avals import ShapedArray
 from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var
 from xjax.core.primitive import Primitive, registry
 from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.lax.reduce import combiner_body
 from xjax.lax.shape import as_operand, canonicalize_shape
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
@@ -608,9 +609,9 @@ def _scatter_attrs(dn, index_vector_dim, indices_are_sorted, unique_indices):
             "unique_indices": "true" if unique_indices else "false"}
 
 
-def _scatter_lowering(combiner_op):
-    """Lowering of a scatter whose update region applies ``combiner_op(dtype)`` (an op name,
-    or None to replace)."""
+def _scatter_lowering(kind):
+    """Lowering of a scatter whose update region combines with ``kind`` (see
+    ``combiner_body``), or replaces when ``kind`` is None."""
 
     def lower(ctx, operand, indices, updates, *, update_jaxpr, update_consts,
               dimension_numbers, indices_are_sorted, unique_indices, mode):
@@ -620,13 +621,8 @@ def _scatter_lowering(combiner_op):
             indices = _clamped_indices(ctx, indices, dn)
         out_aval = ctx.avals_out[0]
         scalar = tensor_type((), out_aval.dtype)
-        op_name = combiner_op(out_aval.dtype)
-
-        def body(fb, args):
-            if op_name is None:
-                return [args[1]]
-            return [fb.op1(op_name, args, scalar)]
-
+        body = (lambda fb, args: [args[1]]) if kind is None else \
+            combiner_body(kind, out_aval.dtype)
         region = ctx.builder.region([scalar, scalar], body)
         return ctx.builder.op1(
             "stablehlo.scatter", [operand, indices, updates], aval_type(out_aval),
@@ -657,9 +653,9 @@ def _update_jaxpr(combiner: str | None, dtype):
     return jaxpr
 
 
-def _scatter_family(name, combiner, ufunc, hlo_op, bool_ok):
+def _scatter_family(name, combiner, ufunc, kind, bool_ok):
     """A scatter primitive and its wrapper. ``combiner`` names the lax primitive of the
-    update computation; ``ufunc`` combines in NumPy; ``hlo_op(dtype)`` in StableHLO."""
+    update computation; ``ufunc`` combines in NumPy; ``kind`` in StableHLO."""
 
     def abstract_eval(operand, indices, updates, *, update_jaxpr, update_consts,
                       dimension_numbers, indices_are_sorted, unique_indices, mode):
@@ -674,7 +670,7 @@ def _scatter_family(name, combiner, ufunc, hlo_op, bool_ok):
         return _scatter_impl(ufunc, operand, indices, updates, dimension_numbers, mode)
 
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl,
-                     lower=_scatter_lowering(hlo_op), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                     lower=_scatter_lowering(kind), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
                      batch=BATCH_TODO)
 
     def wrapper(operand, scatter_indices, updates, dimension_numbers, *,
@@ -692,21 +688,12 @@ def _scatter_family(name, combiner, ufunc, hlo_op, bool_ok):
     return prim, wrapper
 
 
-def _minmax_op(name, bool_name):
-    return lambda dtype: bool_name if dtype == np.bool_ else name
-
-
-scatter_p, scatter = _scatter_family("scatter", None, None, lambda dtype: None, True)
-scatter_add_p, scatter_add = _scatter_family(
-    "scatter-add", "add", np.add, lambda dtype: "stablehlo.add", False)
-scatter_sub_p, scatter_sub = _scatter_family(
-    "scatter-sub", "sub", np.subtract, lambda dtype: "stablehlo.subtract", False)
-scatter_mul_p, scatter_mul = _scatter_family(
-    "scatter-mul", "mul", np.multiply, lambda dtype: "stablehlo.multiply", False)
-scatter_min_p, scatter_min = _scatter_family(
-    "scatter-min", "min", np.minimum, _minmax_op("stablehlo.minimum", "stablehlo.and"), True)
-scatter_max_p, scatter_max = _scatter_family(
-    "scatter-max", "max", np.maximum, _minmax_op("stablehlo.maximum", "stablehlo.or"), True)
+scatter_p, scatter = _scatter_family("scatter", None, None, None, True)
+scatter_add_p, scatter_add = _scatter_family("scatter-add", "add", np.add, "add", False)
+scatter_sub_p, scatter_sub = _scatter_family("scatter-sub", "sub", np.subtract, "sub", False)
+scatter_mul_p, scatter_mul = _scatter_family("scatter-mul", "mul", np.multiply, "mul", False)
+scatter_min_p, scatter_min = _scatter_family("scatter-min", "min", np.minimum, "min", True)
+scatter_max_p, scatter_max = _scatter_family("scatter-max", "max", np.maximum, "max", True)
 
 _SCATTER_DOC = """Scatter ``updates`` into ``operand`` at the windows ``scatter_indices`` select,
 {how}.

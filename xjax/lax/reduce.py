@@ -62,27 +62,62 @@ def _all_ones(dtype):
         np.asarray(dtypes.iinfo(dtype).max, dtype)
 
 
-def scalar_region(builder, dtype, op_name: str) -> str:
-    """The region ``(a, b) -> op(a, b)`` over scalars of ``dtype``."""
+_COMBINER_OPS = {"add": "stablehlo.add", "sub": "stablehlo.subtract",
+                 "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
+                 "min": "stablehlo.minimum", "and": "stablehlo.and", "or": "stablehlo.or",
+                 "xor": "stablehlo.xor"}
+
+
+def combiner_body(kind: str, dtype):
+    """The body ``(fb, [a, b]) -> [a <kind> b]`` of a reduction region over scalars of
+    ``dtype``. Boolean max/min are or/and; complex max/min compare lexicographically by
+    (real, imag) with explicit compares, as JAX lowers them (XLA's complex max is not)."""
     scalar = tensor_type((), dtype)
-    return builder.region([scalar, scalar], lambda fb, args: [fb.op1(op_name, args, scalar)])
+    if dtype == np.bool_ and kind in ("max", "min"):
+        kind = "or" if kind == "max" else "and"
+    if kind in ("max", "min") and dtypes.is_complex(dtype):
+        return lambda fb, args: [_complex_extremum(fb, *args, dtype, kind == "max")]
+    name = _COMBINER_OPS[kind]
+    return lambda fb, args: [fb.op1(name, args, scalar)]
 
 
-def _reduce_lower(op_name, identity):
-    """Lowering to one ``stablehlo.reduce`` with region ``op_name(dtype)``."""
+def _complex_extremum(fb, a, c, dtype, is_max) -> str:
+    part = tensor_type((), np.finfo(dtype).dtype)
+    bool_t = tensor_type((), np.bool_)
+    ar, cr = fb.op1("stablehlo.real", [a], part), fb.op1("stablehlo.real", [c], part)
+    ai, ci = fb.op1("stablehlo.imag", [a], part), fb.op1("stablehlo.imag", [c], part)
+    direction = "GT" if is_max else "LT"
+
+    def cmp(x, y, how):
+        return fb.op1("stablehlo.compare", [x, y], bool_t,
+                      {"comparison_direction": f"#stablehlo<comparison_direction {how}>",
+                       "compare_type": "#stablehlo<comparison_type FLOAT>"})
+
+    pick_a = fb.op1("stablehlo.select", [cmp(ar, cr, "EQ"), cmp(ai, ci, direction),
+                                         cmp(ar, cr, direction)], bool_t)
+    return fb.op1("stablehlo.select", [pick_a, a, c], tensor_type((), dtype))
+
+
+def scalar_region(builder, dtype, kind: str) -> str:
+    """The region ``(a, b) -> a <kind> b`` over scalars of ``dtype`` (see combiner_body)."""
+    scalar = tensor_type((), dtype)
+    return builder.region([scalar, scalar], combiner_body(kind, dtype))
+
+
+def _reduce_lower(kind, identity):
+    """Lowering to one ``stablehlo.reduce`` whose region combines with ``kind``."""
 
     def lower(ctx, x, *, axes, **params):
         dtype = ctx.avals_in[0].dtype
         b = ctx.builder
         init = b.constant(identity(dtype))
         return b.op1("stablehlo.reduce", [x, init], aval_type(ctx.avals_out[0]),
-                     {"dimensions": i64_array(axes)},
-                     regions=[scalar_region(b, dtype, op_name(dtype))])
+                     {"dimensions": i64_array(axes)}, regions=[scalar_region(b, dtype, kind)])
 
     return lower
 
 
-def _reducer(name, *, impl, op_name, identity, dtype_check, strip_weak=False,
+def _reducer(name, *, impl, kind, identity, dtype_check, strip_weak=False,
              sharding_param=False):
     """A reduction primitive over ``axes`` and its ``lax.<name>(operand, axes)`` wrapper."""
 
@@ -96,7 +131,7 @@ def _reducer(name, *, impl, op_name, identity, dtype_check, strip_weak=False,
 
     hidden = ()
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl_rule,
-                     lower=_reduce_lower(op_name, identity), jvp=JVP_TODO,
+                     lower=_reduce_lower(kind, identity), jvp=JVP_TODO,
                      transpose=TRANSPOSE_TODO, batch=BATCH_TODO, hidden_params=hidden)
     bind = prim.bind
 
@@ -126,16 +161,25 @@ def _logical_only(name, dtype):
                         f"{dtype.name}.")
 
 
+def accumulation_dtype(dtype):
+    """Where NumPy sums/products of ``dtype`` are accumulated: floats and complex at double
+    precision, rounded once (NumPy adds sequentially along non-contiguous axes, which loses
+    far more than XLA's tree reductions); integers in their own type (wrapping, as XLA)."""
+    if dtypes.is_float(dtype) and dtype.itemsize <= 4:
+        return np.dtype(np.float64)
+    if dtype == np.complex64:
+        return np.dtype(np.complex128)
+    return dtype
+
+
 def _sum_impl(x, axes):
-    if _is_narrow_float(x.dtype):  # accumulate in float32, round once
-        return np.sum(x, axis=axes, dtype=np.float32).astype(x.dtype)
-    return np.asarray(np.sum(x, axis=axes, dtype=x.dtype))
+    return np.asarray(np.sum(x, axis=axes, dtype=accumulation_dtype(x.dtype))).astype(
+        x.dtype, copy=False)
 
 
 def _prod_impl(x, axes):
-    if _is_narrow_float(x.dtype):
-        return np.prod(x, axis=axes, dtype=np.float32).astype(x.dtype)
-    return np.asarray(np.prod(x, axis=axes, dtype=x.dtype))
+    return np.asarray(np.prod(x, axis=axes, dtype=accumulation_dtype(x.dtype))).astype(
+        x.dtype, copy=False)
 
 
 def _ufunc_reduce_impl(ufunc, identity):
@@ -150,35 +194,31 @@ def _ufunc_reduce_impl(ufunc, identity):
     return impl
 
 
-def _bool_or(name, bool_name):
-    return lambda dtype: bool_name if dtype == np.bool_ else name
-
-
 reduce_sum_p, reduce_sum = _reducer(
-    "reduce_sum", impl=_sum_impl, op_name=lambda dtype: "stablehlo.add",
+    "reduce_sum", impl=_sum_impl, kind="add",
     identity=lambda dtype: np.zeros((), dtype), dtype_check=_numbers_only, sharding_param=True)
 reduce_prod_p, reduce_prod = _reducer(
-    "reduce_prod", impl=_prod_impl, op_name=lambda dtype: "stablehlo.multiply",
+    "reduce_prod", impl=_prod_impl, kind="mul",
     identity=lambda dtype: np.ones((), dtype), dtype_check=_numbers_only)
 reduce_max_p, reduce_max = _reducer(
     "reduce_max", impl=_ufunc_reduce_impl(np.maximum, max_identity),
-    op_name=_bool_or("stablehlo.maximum", "stablehlo.or"), identity=max_identity,
+    kind="max", identity=max_identity,
     dtype_check=_any_dtype)
 reduce_min_p, reduce_min = _reducer(
     "reduce_min", impl=_ufunc_reduce_impl(np.minimum, min_identity),
-    op_name=_bool_or("stablehlo.minimum", "stablehlo.and"), identity=min_identity,
+    kind="min", identity=min_identity,
     dtype_check=_any_dtype)
 reduce_and_p, reduce_and = _reducer(
     "reduce_and", impl=_ufunc_reduce_impl(np.bitwise_and, _all_ones),
-    op_name=lambda dtype: "stablehlo.and", identity=_all_ones, dtype_check=_logical_only,
+    kind="and", identity=_all_ones, dtype_check=_logical_only,
     strip_weak=True)
 reduce_or_p, reduce_or = _reducer(
     "reduce_or", impl=_ufunc_reduce_impl(np.bitwise_or, lambda dtype: np.zeros((), dtype)),
-    op_name=lambda dtype: "stablehlo.or", identity=lambda dtype: np.zeros((), dtype),
+    kind="or", identity=lambda dtype: np.zeros((), dtype),
     dtype_check=_logical_only, strip_weak=True)
 reduce_xor_p, reduce_xor = _reducer(
     "reduce_xor", impl=_ufunc_reduce_impl(np.bitwise_xor, lambda dtype: np.zeros((), dtype)),
-    op_name=lambda dtype: "stablehlo.xor", identity=lambda dtype: np.zeros((), dtype),
+    kind="xor", identity=lambda dtype: np.zeros((), dtype),
     dtype_check=_logical_only, strip_weak=True)
 
 for _fn, _what in ((reduce_sum, "Sum"), (reduce_prod, "Product"), (reduce_max, "Maximum"),

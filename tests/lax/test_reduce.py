@@ -1,0 +1,199 @@
+"""Reductions and cumulative reductions: wrapping integer arithmetic, identities of empty
+reductions, argmax/argmin ties and NaNs, weak types, JAX's error messages, and differential
+checks against JAX where it is installed."""
+
+import re
+
+import numpy as np
+import pytest
+
+import xjax
+from xjax import lax
+from xjax.core import dtypes
+
+MODES = ["eager", "jit", "xla"]
+
+
+def run(mode, fun, *args):
+    if mode == "jit":
+        return xjax.jit(fun)(*args)
+    if mode == "xla":
+        with xjax.config.override(xjax_eager_via_xla=True):
+            return fun(*args)
+    return fun(*args)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_reductions_wrap(mode):
+    x = np.array([100, 100, 100], np.int8)
+    assert run(mode, lambda x: lax.reduce_sum(x, (0,)), x) == 44
+    assert run(mode, lambda x: lax.reduce_prod(x, (0,)),
+               np.array([16, 16, 2], np.int8)) == 0
+    np.testing.assert_array_equal(run(mode, lambda x: lax.cumsum(x), x), [100, -56, 44])
+    out = run(mode, lambda x: lax.reduce_sum(x, (0,)), x)
+    assert out.dtype == np.int8
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sums_are_accurate(mode):
+    # NumPy's sequential sum along axis 0 would be off by ~1e-6 here; XLA's tree is not
+    rng = np.random.default_rng(1701)
+    x = rng.random((10000, 10)).astype(np.float32)
+    want = x.astype(np.float64).sum(0)
+    np.testing.assert_allclose(run(mode, lambda x: lax.reduce_sum(x, (0,)), x), want,
+                               rtol=2e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_reductions_give_identities(mode):
+    def reduce_all(fun, dtype):
+        return run(mode, lambda x: fun(x, (0,)), np.zeros((0, 2), dtype))
+
+    assert np.all(reduce_all(lax.reduce_max, np.float32) == -np.inf)
+    assert np.all(reduce_all(lax.reduce_min, np.int8) == 127)
+    assert np.all(reduce_all(lax.reduce_max, np.uint8) == 0)
+    assert not np.any(reduce_all(lax.reduce_max, np.bool_))
+    assert np.all(reduce_all(lax.reduce_and, np.bool_))
+    assert np.all(reduce_all(lax.reduce_and, np.uint8) == 255)
+    assert np.all(reduce_all(lax.reduce_sum, np.float16) == 0)
+    assert np.all(reduce_all(lax.reduce_prod, np.int32) == 1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bitwise_reductions(mode):
+    assert run(mode, lambda x: lax.reduce_and(x, (0,)), np.array([7, 3], np.int8)) == 3
+    assert run(mode, lambda x: lax.reduce_or(x, (0,)), np.array([4, 3], np.uint8)) == 7
+    assert run(mode, lambda x: lax.reduce_xor(x, (0,)), np.array([7, 3], np.int8)) == 4
+    assert run(mode, lambda x: lax.reduce_xor(x, (0,)), np.array([True, True, True]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_max_min_are_lexicographic(mode):
+    x = np.array([1 + 2j, 1 + 3j, 2 + 0j, 2 - 1j], np.complex64)
+    assert run(mode, lambda x: lax.reduce_max(x, (0,)), x) == 2 + 0j
+    assert run(mode, lambda x: lax.reduce_min(x, (0,)), x) == 1 + 2j
+    np.testing.assert_array_equal(run(mode, lambda x: lax.cummax(x), x),
+                                  [1 + 2j, 1 + 3j, 2 + 0j, 2 + 0j])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, dtypes.bfloat16])
+def test_argmax_argmin_nan_and_ties(mode, dtype):
+    x = np.array([[np.nan, 1, np.nan], [2, 2, 1], [0, -0.0, 0]], np.float32).astype(dtype)
+    np.testing.assert_array_equal(run(mode, lambda x: lax.argmax(x, 1, np.int32), x),
+                                  [0, 0, 0])
+    y = np.array([[3, np.nan, 0], [2, 1, 1], [-0.0, 0, 5]], np.float32).astype(dtype)
+    np.testing.assert_array_equal(run(mode, lambda x: lax.argmin(x, 1, np.int32), y),
+                                  [1, 1, 0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_argmax_ints_bools_index_dtype(mode):
+    x = np.array([[1, 5, 5], [7, 7, 0]], np.uint8)
+    out = run(mode, lambda x: lax.argmax(x, 1, np.uint8), x)
+    assert out.dtype == np.uint8
+    np.testing.assert_array_equal(out, [1, 0])
+    np.testing.assert_array_equal(run(mode, lambda x: lax.argmin(x, 0, np.int16), x),
+                                  [0, 0, 1])
+    b = np.array([False, True, True])
+    assert run(mode, lambda b: lax.argmax(b, 0, np.int32), b) == 1
+    assert run(mode, lambda b: lax.argmin(b, 0, np.int32), b) == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cumulative(mode):
+    x = np.array([1, 2, 3, 4], np.float32)
+    np.testing.assert_array_equal(run(mode, lambda x: lax.cumprod(x, reverse=True), x),
+                                  [24, 24, 12, 4])
+    np.testing.assert_array_equal(
+        run(mode, lambda x: lax.cummin(x, reverse=True), np.array([3, 1, 2, 0], np.int32)),
+        [0, 0, 0, 0])
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    np.testing.assert_array_equal(run(mode, lambda m: lax.cumsum(m, 1, True), m),
+                                  np.cumsum(m[:, ::-1], 1)[:, ::-1])
+    out = run(mode, lambda x: lax.cumlogsumexp(x),
+              np.array([-np.inf, -np.inf, 0.0, np.inf, 1.0], np.float32))
+    np.testing.assert_array_equal(out, [-np.inf, -np.inf, 0.0, np.inf, np.inf])
+    out = run(mode, lambda x: lax.cumlogsumexp(x), np.log(np.array([1, 2, 3], np.float32)))
+    np.testing.assert_allclose(out, np.log([1, 3, 6]), rtol=1e-6)
+
+
+def test_weak_types():
+    weak = lax.full((3,), 1.0)
+    assert lax.reduce_sum(weak, (0,)).weak_type
+    assert lax.reduce_max(weak, (0,)).weak_type
+    assert lax.cumsum(weak).weak_type
+    assert not lax.argmax(weak, 0, np.int32).weak_type
+    assert not lax.reduce_and(lax.full((3,), 1), (0,)).weak_type
+
+
+def test_jaxpr_printing():
+    x = np.ones((3, 4), np.float32)
+    text = str(xjax.make_jaxpr(lambda x: (lax.reduce_sum(x, (0,)), lax.reduce_max(x, (1,)),
+                                          lax.argmax(x, 0, np.int32),
+                                          lax.cummax(x, 1, reverse=True)))(x))
+    assert "reduce_sum[axes=(0,) out_sharding=None] a" in text
+    assert "reduce_max[axes=(1,)] a" in text
+    assert "argmax[axes=(0,) index_dtype=int32] a" in text
+    assert "cummax[axis=1 reverse=True] a" in text
+
+
+ERRORS = [  # (call, exception, JAX 0.10.2's message)
+    (lambda: lax.reduce_sum(np.ones((3, 4), np.float32), (2,)), ValueError,
+     "reduction axes (2,) contains out-of-bounds indices for float32[3,4]."),
+    (lambda: lax.reduce_sum(np.ones((3, 4), np.float32), (0, 0)), ValueError,
+     "duplicate value in 'axes' of reduction: (0, 0)"),
+    (lambda: lax.reduce_sum(np.ones(3, bool), (0,)), TypeError,
+     "reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.reduce_prod(np.ones(3, bool), (0,)), TypeError,
+     "reduce_prod does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.reduce_and(np.ones(3, np.float32), (0,)), TypeError,
+     "logical reduction requires operand dtype bool or int, got float32."),
+    (lambda: lax.argmax(np.ones((3, 4), np.float32), 2, np.int32), ValueError,
+     "Invalid axis 2 for operand shape (3, 4)"),
+    (lambda: lax.argmax(np.ones((3, 4), np.float32), 0, np.float32), TypeError,
+     "index_dtype must be an integer type, but got float32"),
+    (lambda: lax.argmax(np.ones(3, np.complex64), 0, np.int32), TypeError,
+     "gt does not accept dtype complex64 at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, floating, bool."),
+    (lambda: lax.argmin(np.ones((0, 3), np.float32), 0, np.int32), ValueError,
+     "argmin and argmax require non-empty reduced dimension. operand.shape=(0, 3) axis=0"),
+    (lambda: lax.cumsum(np.ones(3, bool)), TypeError,
+     "cumsum does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.cumsum(np.ones((3, 4), np.float32), 2), ValueError,
+     "axis 2 is out of bounds for array of shape (3, 4)"),
+    (lambda: lax.cumsum(np.ones((3, 4), np.float32), -1), ValueError,
+     "XLA operations do not allow negative axes"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ERRORS)))
+def test_errors_match_jax(case):
+    call, exc, message = ERRORS[case]
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+
+
+def test_against_jax():
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.int8, np.uint8, np.int32, dtypes.bfloat16):
+        x = (rng.standard_normal((4, 5, 3)) * 4).astype(dtype)
+        # JAX rounds bfloat16 sums at every step; xjax's impl rounds once
+        atol = 0.2 if dtype == dtypes.bfloat16 else 0
+        for name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
+            want = getattr(jax.lax, name)(x, (0, 2))
+            got = getattr(lax, name)(x, (0, 2))
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(np.asarray(got, np.float64),
+                                       np.asarray(want, np.float64), rtol=1e-2, atol=atol,
+                                       err_msg=name)
+        for name in ("argmax", "argmin"):
+            want = getattr(jax.lax, name)(x, 1, np.int32)
+            np.testing.assert_array_equal(getattr(lax, name)(x, 1, np.int32), want)
+        for name in ("cumsum", "cummax", "cummin"):
+            want = getattr(jax.lax, name)(x, 1, reverse=True)
+            got = getattr(lax, name)(x, 1, reverse=True)
+            np.testing.assert_allclose(np.asarray(got, np.float64),
+                                       np.asarray(want, np.float64), rtol=1e-2, atol=atol,
+                                       err_msg=name)
