@@ -453,6 +453,9 @@ def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=F
 def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_indices):
     """Scatter whose index is integers/arrays on some dims and full slices elsewhere: the
     mirror image of the gather ``x[idx]`` would be."""
+    if not any(e.kind == "array" for e in entries):
+        # Integer scalars address one window: trivially sorted and unique (as JAX marks it).
+        indices_are_sorted = unique_indices = True
     entries = [_Entry("array", np.asarray(e.value, np.int32)) if e.kind == "int" else
                (_Entry("array", e.value) if e.kind == "dyn" else e) for e in entries]
     shape = _shape(x)

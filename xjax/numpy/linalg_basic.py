@@ -66,7 +66,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              "ndim 0")
     a, b = promote_dtypes(a, b)
-    a_vec, b_vec = len(_shape(a)) == 1, len(_shape(b)) == 1
+    a_vec = len(_shape(a)) == 1
     if len(_shape(b)) <= 2:
         # No batch dims on b: one contraction gives a's batch and rows, then b's columns.
         contract = ((len(_shape(a)) - 1,), (0,))

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xjax import lax
@@ -325,8 +327,7 @@ def nonzero(a, *, size=None, fill_value=None):
     for dim, idx in enumerate(found):
         idx = idx.astype(int_dtype)
         if size is not None:
-            fill = 0 if fill_value is None else np.asarray(
-                fill_value if np.ndim(fill_value) == 0 else fill_value[dim])
+            fill = np.asarray(_fill_for(fill_value, dim))
             idx = np.concatenate([idx[:size], np.full(max(size - len(idx), 0), fill,
                                                       int_dtype)])
         out.append(Array._from_numpy(idx, ShapedArray(idx.shape, int_dtype, False)))
@@ -334,33 +335,34 @@ def nonzero(a, *, size=None, fill_value=None):
 
 
 def _nonzero_static_size(a, size, fill_value):
-    """Traced nonzero with a static size: compacts the flat positions of nonzero elements
-    with a cumulative sum and a scatter (positions past the count are filled)."""
+    """Traced nonzero with a static size: the flat positions of nonzero elements are packed
+    by a scatter to the slots a cumulative sum gives them (slots past ``size`` are dropped),
+    then split into one index per dimension; unused slots hold ``fill_value``."""
     from xjax.numpy.indexing import scatter_flat
     from xjax.numpy.reductions import cumsum
     from xjax.numpy.shape_ops import ravel
     shape = tuple(aval_of(a).shape)
-    flat = _as_bool(ravel(a))
     int_dtype = dtypes.default_int_dtype()
-    slot = lax.sub(cumsum(convert_element_type(flat, int_dtype)), const_int(1, int_dtype))
-    slot = where(flat, slot, const_int(size, int_dtype))  # zeros go out of range: dropped
-    positions = lax.iota(int_dtype, len(flat) if not shape else int(np.prod(shape)))
-    count = lax.reduce_sum(convert_element_type(flat, int_dtype), (0,))
+    flat = convert_element_type(_as_bool(ravel(a)), int_dtype)
+    slot = lax.sub(cumsum(flat), const_int(1, int_dtype))
+    slot = where(lax.ne(flat, const_int(0, int_dtype)), slot, const_int(size, int_dtype))
+    positions = lax.iota(int_dtype, math.prod(shape))
     packed = scatter_flat(full_like(positions, 0, shape=(size,)), slot, positions, "set")
+    valid = lax.lt(lax.iota(int_dtype, size), lax.reduce_sum(flat, (0,)))
+    strides = np.cumprod((1,) + shape[:0:-1])[::-1].tolist()
     out = []
-    stride = 1
-    strides = []
-    for dim in reversed(shape):
-        strides.append(stride)
-        stride *= dim
-    strides.reverse()
-    valid = lax.lt(lax.iota(int_dtype, size), count)
-    for dim, (extent, step) in enumerate(zip(shape, strides, strict=True)):
-        idx = lax.rem(lax.div(packed, const_int(step, int_dtype)), const_int(extent, int_dtype))
-        fill = 0 if fill_value is None else (
-            fill_value if np.ndim(fill_value) == 0 else fill_value[dim])
-        out.append(where(valid, idx, convert_element_type(fill, int_dtype, False)))
+    for dim, (extent, stride) in enumerate(zip(shape, strides, strict=True)):
+        idx = lax.rem(lax.div(packed, const_int(stride, int_dtype)),
+                      const_int(extent, int_dtype))
+        out.append(where(valid, idx, convert_element_type(_fill_for(fill_value, dim),
+                                                          int_dtype, False)))
     return tuple(out)
+
+
+def _fill_for(fill_value, dim):
+    if fill_value is None:
+        return 0
+    return fill_value if np.ndim(fill_value) == 0 else fill_value[dim]
 
 
 def const_int(value, dtype):
@@ -459,8 +461,8 @@ def array_equiv(a1, a2):
     return all_(equal(a1, a2))
 
 
-__all__ = ["fmax", "fmin", "nan_to_num", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-           "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+__all__ = ["fmax", "fmin", "nan_to_num", "equal", "not_equal", "less", "less_equal",
+           "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert", "left_shift",
            "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "isnan",
            "isfinite", "isposinf", "isneginf", "isreal", "iscomplex", "iscomplexobj",

@@ -15,7 +15,6 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes
-from xjax.core.array import Array
 from xjax.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
                                    check_arraylike, convert_element_type, lax_convert,
                                    to_jax)
@@ -356,8 +355,6 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
-cumulative_sum_ = cumsum
-
 
 def _nan_to(a, value):
     from xjax.numpy.logic import where as where_
@@ -434,4 +431,3 @@ __all__ = ["sum", "prod", "max", "min", "amax", "amin", "any", "all", "mean", "v
            "ptp", "count_nonzero", "argmax", "argmin", "cumsum", "cumprod", "nansum", "nanprod",
            "nanmax", "nanmin", "nanmean", "average"]
 
-_ = Array  # re-exported type used in annotations by callers
