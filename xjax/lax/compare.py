@@ -188,7 +188,12 @@ def _clamp_abstract_eval(min_aval, operand, max_aval):
 
 
 def _clamp_impl(low, x, high):
-    if x.dtype.kind in "fc" or x.dtype == dtypes.bfloat16:
+    if x.dtype.kind == "c":
+        # XLA compares complex clamp operands by real part: low if low >= x, then high unless
+        # that result <= high (so a NaN low is ignored, and NaN x or high gives high)
+        above_low = np.where(np.real(low) >= np.real(x), low, x)
+        return np.where(np.real(above_low) <= np.real(high), above_low, high)
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
         return _min_impl(_max_impl(x, low), high)  # XLA: min(max(x, low), high), NaN-propagating
     return np.minimum(np.maximum(x, low), high)
 
