@@ -229,3 +229,39 @@ def test_convolve_of_seed():
     out = jnp.convolve(jnp.array([1, 2, 1]), jnp.ones(10))
     assert repr(out) == ("Array([1., 3., 4., 4., 4., 4., 4., 4., 4., 4., 3., 1.], "
                          "dtype=float32)")
+
+
+# -- diagonals, triangles, padding ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", [0, 1, -1, 3, -4])
+def test_diagonal_and_trace(offset):
+    x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    _eq(jnp.diagonal(jnp.asarray(x[0]), offset), np.diagonal(x[0], offset))
+    _eq(jnp.diagonal(jnp.asarray(x), offset, 1, 2), np.diagonal(x, offset, 1, 2))
+    _eq(jnp.diagonal(jnp.asarray(x), offset, 2, 0), np.diagonal(x, offset, 2, 0))
+    _eq(jnp.trace(jnp.asarray(x[0]), offset), np.trace(x[0], offset))
+    _eq(jnp.asarray(x).trace(offset, 1, 2), x.trace(offset, 1, 2))
+    _eq(jnp.asarray(x[0]).diagonal(offset), x[0].diagonal(offset))
+
+
+@pytest.mark.parametrize("k", [0, 2, -1])
+def test_diag_tri(k):
+    v = np.arange(1, 4, dtype=np.float32)
+    _eq(jnp.diag(jnp.asarray(v), k), np.diag(v, k))
+    m = np.arange(20, dtype=np.float32).reshape(4, 5)
+    _eq(jnp.diag(jnp.asarray(m), k), np.diag(m, k))
+    _eq(jnp.tril(jnp.asarray(m), k), np.tril(m, k))
+    _eq(jnp.triu(jnp.asarray(m), k), np.triu(m, k))
+    _eq(jnp.tril(jnp.ones((2, 3, 3)), k), np.tril(np.ones((2, 3, 3)), k))
+    _eq(jnp.tri(3, 4, k), np.tri(3, 4, k))
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge"])
+@pytest.mark.parametrize("widths", [1, (1, 2), ((0, 1), (2, 0))])
+def test_pad(mode, widths):
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    _eq(jnp.pad(jnp.asarray(m), widths, mode), np.pad(m, widths, mode))
+    if mode == "constant":
+        _eq(jnp.pad(jnp.asarray(m), widths, constant_values=-1),
+            np.pad(m, widths, constant_values=-1))

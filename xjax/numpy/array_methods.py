@@ -14,7 +14,7 @@ from xjax.core import dtypes, errors
 from xjax.core.array import Array
 from xjax.core.trace import Tracer
 from xjax.numpy import linalg_basic as dot_mod
-from xjax.numpy import indexing, logic, reductions, shape_ops, ufuncs
+from xjax.numpy import indexing, logic, matrices, reductions, shape_ops, ufuncs
 from xjax.numpy._promotion import aval_of, lax_convert
 
 _OPERAND_TYPES = frozenset((Array, bool, int, float, complex))
@@ -194,6 +194,7 @@ _METHODS = {
     "round": ufuncs.round, "squeeze": shape_ops.squeeze, "std": reductions.std,
     "sum": reductions.sum, "swapaxes": shape_ops.swapaxes, "take": indexing.take,
     "transpose": _transpose, "var": reductions.var, "view": _view,
+    "diagonal": matrices.diagonal, "trace": matrices.trace,
 }
 
 _PROPERTIES = {
