@@ -4,6 +4,8 @@
 >>> import xjax.numpy as jnp
 """
 
+import warnings as _warnings
+
 from xjax.core.config import config  # noqa: F401
 from xjax.core.array import Array  # noqa: F401
 from xjax.core import errors  # noqa: F401
@@ -17,6 +19,9 @@ from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, lineari
 from xjax.runtime import default_backend, devices  # noqa: F401
 
 __version__ = "0.1.0"
+
+# NumPy kernels warn on invalid values (0/0, log(-1)); XLA and JAX compute them silently.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"xjax\.")
 
 
 def local_devices(process_index=None, backend=None):

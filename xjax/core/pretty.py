@@ -57,8 +57,9 @@ def _pp_eqn(eqn, names: _Names, indent: int) -> str:
     pad = " " * indent
     outs = " ".join(names.binder(v) for v in eqn.outvars)
     ins = " ".join(names(a) for a in eqn.invars)
-    params = {k: v for k, v in sorted(eqn.params.items())
-              if k not in getattr(eqn.primitive, "hidden_params", ())}
+    # A primitive's hidden params are left out while they hold None, as JAX prints them.
+    hidden = getattr(eqn.primitive, "hidden_params", ())
+    params = {k: v for k, v in sorted(eqn.params.items()) if not (k in hidden and v is None)}
     head = f"{pad}{outs} = {eqn.primitive.name}"
     if not params:
         return f"{head} {ins}".rstrip()

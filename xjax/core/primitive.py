@@ -45,6 +45,8 @@ class Primitive:
         The rules; every one must be given (an ``Absent`` says why one is missing).
     multiple_results : bool
         Whether ``bind`` returns a list of outputs.
+    hidden_params : tuple of str
+        Params that jaxprs leave out when they are None (as JAX prints them).
     """
 
     __slots__ = ("name", "multiple_results", "hidden_params") + _RULES + ("__weakref__",)
