@@ -261,3 +261,52 @@ def test_against_jax():
             got = np.asarray(f(lax, x, v))
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_split_stack_unstack_tile(mode):
+    x = arange((6, 4), np.int32)
+    parts = run(mode, lambda x: lax.split(x, (1, 0, 5), 0), x)
+    assert [p.shape for p in parts] == [(1, 4), (0, 4), (5, 4)]
+    np.testing.assert_array_equal(parts[2], x[1:])
+    np.testing.assert_array_equal(run(mode, lambda x: lax.stack([x, -x], -1), x),
+                                  np.stack([x, -x], -1))
+    rows = run(mode, lambda x: lax.unstack(x, 1), x)
+    assert len(rows) == 4
+    np.testing.assert_array_equal(rows[3], x[:, 3])
+    np.testing.assert_array_equal(run(mode, lambda x: lax.tile(x, (2, 3)), x), np.tile(x, (2, 3)))
+
+
+STACKING_ERRORS = [  # (call, exception, JAX 0.10.2's message)
+    (lambda: lax.split(np.ones((6, 4)), (1, 4), 0), ValueError,
+     "Sum of sizes 5 must be equal to dimension 0 of the operand shape [6, 4]"),
+    (lambda: lax.split(np.ones((6, 4)), (-1, 7), 0), ValueError,
+     "Sizes passed to split must be nonnegative, got [-1, 7]"),
+    (lambda: lax.split(np.ones((6, 4)), (1, 5), 2), ValueError,
+     "axis 2 is out of bounds for array of dimension 2"),
+    (lambda: lax.stack([np.ones((6, 4)), np.ones((6, 5))], 0), ValueError,
+     "All input arrays must have the same shape. Got (6, 4), (6, 5)."),
+    (lambda: lax.stack([np.ones((6, 4), np.float32), np.ones((6, 4), np.int32)], 0), TypeError,
+     "lax.stack requires arguments to have the same dtypes, got float32, int32."),
+    (lambda: lax.stack([np.ones((6, 4)), np.ones((6, 4))], 3), ValueError,
+     "axis 3 is out of bounds for array of dimension 3"),
+    (lambda: lax.tile(np.ones((6, 4)), (2,)), TypeError,
+     "reps length must be equal to the ndim of x, got len(reps)=1 and x.ndim=2."),
+]
+
+
+@pytest.mark.parametrize("case", range(len(STACKING_ERRORS)))
+def test_stacking_errors_match_jax(case):
+    call, exc, message = STACKING_ERRORS[case]
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+
+
+def test_stacking_jaxprs():
+    x = np.ones((6, 4), np.float32)
+    text = str(xjax.make_jaxpr(lambda x: lax.split(x, (1, 5), 0))(x))
+    assert "b:f32[1,4] c:f32[5,4] = split[axis=0 sizes=(1, 5)] a" in text
+    text = str(xjax.make_jaxpr(lambda x: lax.stack([x, x], 1))(x))
+    assert "b:f32[6,2,4] = stack[axis=1] a a" in text
+    text = str(xjax.make_jaxpr(lambda x: lax.tile(x, (2, 1)))(x))
+    assert "b:f32[12,4] = tile[reps=(2, 1)] a" in text

@@ -1,5 +1,5 @@
 """Rule-check records of the structural primitives (broadcast_in_dim, reshape, squeeze,
-transpose, rev, concatenate, pad, iota), and helpers the slicing, reduce and dot records
+transpose, rev, concatenate, pad, iota, split, stack, unstack, tile), and helpers the slicing, reduce and dot records
 share."""
 
 import numpy as np
@@ -72,4 +72,8 @@ RECORDS = [
     OpRecord("pad", lambda x, v: lax.pad(x, v, ((-3, 1, 1),)), [(3,)], ALL,
              make_args=_pad_args, name="crop-into-interior"),
     *_iota_records(),
+    OpRecord("split", lambda x: lax.split(x, (1, 0, 3), -1), [(2, 4)], ALL),
+    OpRecord("stack", lambda x, y: lax.stack([x, y, x], 1), [(2, 3), (2, 3)], ALL),
+    OpRecord("unstack", lambda x: lax.unstack(x, 1), [(2, 3, 2)], ALL),
+    OpRecord("tile", lambda x: lax.tile(x, (2, 1, 3)), [(2, 3, 1)], ALL),
 ]
