@@ -22,6 +22,7 @@ from xjax.numpy.reductions import *  # noqa: F401,F403
 from xjax.numpy.shape_ops import *  # noqa: F401,F403
 from xjax.numpy.linalg_basic import *  # noqa: F401,F403
 from xjax.numpy.matrices import *  # noqa: F401,F403
+from xjax.numpy.index_tricks import *  # noqa: F401,F403
 from xjax.numpy.indexing import take, take_along_axis  # noqa: F401
 from xjax.numpy.array_methods import astype  # noqa: F401
 from xjax.numpy import array_methods as _array_methods

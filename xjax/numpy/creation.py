@@ -378,6 +378,22 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     return out if dtype is None else convert_element_type(out, _user_dtype(dtype, "logspace"))
 
 
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """Numbers spaced evenly on a log scale between ``start`` and ``stop`` (same sign)."""
+    from xjax.numpy.ufuncs import exp, log, multiply, sign
+    check_arraylike("geomspace", start, stop)
+    signs = sign(start)
+    lin = linspace(log(multiply(start, signs)), log(multiply(stop, signs)), num,
+                   endpoint=endpoint, axis=axis)
+    out = multiply(exp(lin), signs)
+    if np.ndim(start) == 0 and np.ndim(stop) == 0 and num > 0:
+        # Exact end points, as NumPy gives them.
+        out = out.at[0].set(start)
+        if endpoint and num > 1:
+            out = out.at[-1].set(stop)
+    return out if dtype is None else convert_element_type(out, _user_dtype(dtype, "geomspace"))
+
+
 def eye(N, M=None, k: int = 0, dtype=None, *, device=None):
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
 
@@ -408,5 +424,6 @@ def identity(n, dtype=None):
 
 
 __all__ = ["array", "asarray", "copy", "zeros", "ones", "empty", "full", "zeros_like",
-           "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye",
+           "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "geomspace",
+           "eye",
            "identity"]

@@ -155,6 +155,46 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     return _dot_general(a, b, (ax_a, ax_b), ((), ()), precision, preferred_element_type)
 
 
+def kron(a, b):
+    """Kronecker product: blocks ``a[i, j] * b``."""
+    check_arraylike("kron", a, b)
+    a, b = promote_dtypes(a, b)
+    rank = max(len(_shape(a)), len(_shape(b)))
+    a = _reshape(a, (1,) * (rank - len(_shape(a))) + _shape(a))
+    b = _reshape(b, (1,) * (rank - len(_shape(b))) + _shape(b))
+    shape_a, shape_b = _shape(a), _shape(b)
+    a_dims = tuple(range(0, 2 * rank, 2))
+    b_dims = tuple(range(1, 2 * rank, 2))
+    interleaved = tuple(d for pair in zip(shape_a, shape_b, strict=True) for d in pair)
+    out = multiply(lax.broadcast_in_dim(a, interleaved, a_dims),
+                   lax.broadcast_in_dim(b, interleaved, b_dims))
+    return _reshape(out, tuple(x * y for x, y in zip(shape_a, shape_b, strict=True)))
+
+
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
+    """Cross product of (arrays of) 2- or 3-vectors."""
+    check_arraylike("cross", a, b)
+    from xjax.numpy.shape_ops import broadcast_arrays, moveaxis, stack
+    from xjax.numpy.ufuncs import subtract
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote_dtypes(a, b)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if _shape(a)[-1] not in (2, 3) or _shape(b)[-1] not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    if _shape(a)[-1] == 2 and _shape(b)[-1] == 2:
+        return subtract(multiply(a[..., 0], b[..., 1]), multiply(a[..., 1], b[..., 0]))
+    zero = multiply(a[..., 0], 0)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2] if _shape(a)[-1] == 3 else zero
+    b0, b1 = b[..., 0], b[..., 1]
+    b2 = b[..., 2] if _shape(b)[-1] == 3 else multiply(b[..., 0], 0)
+    c = [subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0),
+                                                                 multiply(a0, b2)),
+         subtract(multiply(a0, b1), multiply(a1, b0))]
+    c = broadcast_arrays(*c)
+    return moveaxis(stack(c, -1), -1, axisc)
+
+
 # --------------------------------------------------------------------------------------------
 # convolution
 
@@ -214,5 +254,5 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
     return _conv1d("correlate", a, v, mode, precision, preferred_element_type)
 
 
-__all__ = ["dot", "matmul", "vdot", "vecdot", "outer", "inner", "tensordot", "convolve",
-           "correlate"]
+__all__ = ["dot", "matmul", "vdot", "vecdot", "outer", "inner", "tensordot", "kron", "cross",
+           "convolve", "correlate"]

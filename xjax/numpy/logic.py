@@ -225,7 +225,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     Examples
     --------
     >>> import xjax.numpy as jnp
-    >>> jnp.where(jnp.array([True, False]), 1., 2.)
+    >>> jnp.where(jnp.array([True, False]), jnp.ones(2), 2.)
     Array([1., 2.], dtype=float32)
     """
     if x is None and y is None:
@@ -462,8 +462,8 @@ def array_equiv(a1, a2):
 
 
 __all__ = ["fmax", "fmin", "nan_to_num", "equal", "not_equal", "less", "less_equal",
-           "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert", "left_shift",
+           "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+           "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert", "left_shift",
            "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "isnan",
            "isfinite", "isposinf", "isneginf", "isreal", "iscomplex", "iscomplexobj",
            "isrealobj", "where", "select", "clip", "nonzero", "flatnonzero", "argwhere",

@@ -356,6 +356,38 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 
+def _cumulative_with_initial(name, fn, identity, x, axis, dtype, include_initial):
+    check_arraylike(name, x)
+    x = to_jax(x)
+    rank = len(aval_of(x).shape)
+    if axis is None:
+        if rank > 1:
+            raise ValueError(f"The input array has rank {rank}, however axis was not set to "
+                             "an explicit value. The axis argument is only optional for "
+                             "one-dimensional arrays.")
+        axis = 0
+    out = fn(x, axis=axis, dtype=dtype)
+    if include_initial:
+        axis = canonicalize_axis(axis, rank)
+        shape = list(aval_of(out).shape)
+        shape[axis] = 1
+        first = full_of(tuple(shape), identity, aval_of(out).dtype, False)
+        out = lax.concatenate([first, out], axis)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+    """Cumulative sum along ``axis`` (optionally starting with 0), the Array API form."""
+    return _cumulative_with_initial("cumulative_sum", cumsum, 0, x, axis, dtype,
+                                    include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+    """Cumulative product along ``axis`` (optionally starting with 1), the Array API form."""
+    return _cumulative_with_initial("cumulative_prod", cumprod, 1, x, axis, dtype,
+                                    include_initial)
+
+
 def _nan_to(a, value):
     from xjax.numpy.logic import where as where_
     a = to_jax(a)
@@ -409,6 +441,56 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return mean(a, axis, dtype, out, keepdims, where=valid)
 
 
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    """:func:`var` ignoring NaNs."""
+    check_arraylike("nanvar", a)
+    a = to_jax(a)
+    valid = lax.eq(a, a) if dtypes.is_inexact(aval_of(a).dtype) else None
+    if where is not None:
+        from xjax.numpy.logic import logical_and
+        valid = where if valid is None else logical_and(valid, where)
+    return var(_nan_to(a, 0), axis, dtype, out, ddof, keepdims, where=valid)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    """:func:`std` ignoring NaNs."""
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """:func:`cumsum` treating NaNs as zero."""
+    check_arraylike("nancumsum", a)
+    return cumsum(_nan_to(a, 0), axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """:func:`cumprod` treating NaNs as one."""
+    check_arraylike("nancumprod", a)
+    return cumprod(_nan_to(a, 1), axis, dtype, out)
+
+
+def _nan_arg(name, fn, fill, a, axis, out, keepdims):
+    check_arraylike(name, a)
+    a = to_jax(a)
+    if not dtypes.is_inexact(aval_of(a).dtype):
+        return fn(a, axis, out, keepdims)
+    nan_mask = lax.ne(a, a)
+    result = fn(_nan_to(a, fill), axis, out, keepdims)
+    from xjax.numpy.logic import where as where_
+    all_nan = all(nan_mask, axis, keepdims=bool(keepdims))
+    return where_(all_nan, const(result, -1), result)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """:func:`argmax` ignoring NaNs (-1 where every element is NaN)."""
+    return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """:func:`argmin` ignoring NaNs (-1 where every element is NaN)."""
+    return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+
+
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """Weighted average over ``axis`` (the mean when ``weights`` is None)."""
     check_arraylike("average", a)
@@ -429,5 +511,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "any", "all", "mean", "var", "std",
            "ptp", "count_nonzero", "argmax", "argmin", "cumsum", "cumprod", "nansum", "nanprod",
-           "nanmax", "nanmin", "nanmean", "average"]
+           "nanmax", "nanmin", "nanmean", "average", "cumulative_sum", "cumulative_prod",
+           "nanvar", "nanstd", "nancumsum", "nancumprod", "nanargmax", "nanargmin"]
 

@@ -508,6 +508,49 @@ def _slice_axis(a, axis, start, stop):
     return lax.slice(a, tuple(starts), tuple(limits))
 
 
+def rot90(m, k: int = 1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
+    check_arraylike("rot90", m)
+    m = to_jax(m)
+    rank = len(_shape(m))
+    ax1, ax2 = (canonicalize_axis(a, rank) for a in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(rank))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+def rollaxis(a, axis: int, start: int = 0):
+    """Move ``axis`` to before position ``start`` (NumPy's older form of moveaxis)."""
+    check_arraylike("rollaxis", a)
+    rank = np.ndim(a)
+    axis = canonicalize_axis(axis, rank)
+    if not -rank <= start <= rank:
+        raise ValueError(f"start={start} must satisfy {-rank}<=start<={rank}")
+    start = start + rank if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def unstack(x, /, *, axis: int = 0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    check_arraylike("unstack", x)
+    x = to_jax(x)
+    if len(_shape(x)) == 0:
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                         "passed.")
+    axis = canonicalize_axis(axis, len(_shape(x)))
+    return tuple(lax.squeeze(_slice_axis(x, axis, i, i + 1), (axis,))
+                 for i in range(_shape(x)[axis]))
+
+
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     check_arraylike("tile", A)
@@ -588,4 +631,5 @@ __all__ = ["shape", "ndim", "size", "reshape", "ravel", "transpose", "permute_di
            "broadcast_shapes", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
            "atleast_3d", "concatenate", "concat", "stack", "hstack", "vstack", "row_stack",
            "dstack", "column_stack", "append", "split", "array_split", "hsplit", "vsplit",
-           "dsplit", "flip", "fliplr", "flipud", "roll", "tile", "repeat", "diff"]
+           "dsplit", "flip", "fliplr", "flipud", "roll", "tile", "repeat", "diff", "rot90",
+           "rollaxis", "unstack"]
