@@ -464,7 +464,8 @@ def array_equiv(a1, a2):
 __all__ = ["fmax", "fmin", "nan_to_num", "equal", "not_equal", "less", "less_equal",
            "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
            "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not",
-           "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "isnan",
+           "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift",
+           "bitwise_right_shift", "bitwise_count", "isnan",
            "isfinite", "isposinf", "isneginf", "isreal", "iscomplex", "iscomplexobj",
            "isrealobj", "where", "select", "clip", "nonzero", "flatnonzero", "argwhere",
            "isclose", "allclose", "array_equal", "array_equiv"]
