@@ -136,8 +136,6 @@ def test_jaxpr_printing():
     assert "preferred_element_type=float32" in text
 
 
-@pytest.mark.xfail(strict=True, reason="the jaxpr printer hides params only by name, not by "
-                   "value (JAX hides precision=None and preferred_element_type=None)")
 def test_jaxpr_printing_hides_unset_params():
     x = np.ones((3, 4), np.float32)
     text = str(xjax.make_jaxpr(lambda x, y: lax.dot(x, y))(x, x.T))

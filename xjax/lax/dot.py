@@ -244,7 +244,7 @@ dot_general_p = Primitive(
     "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
     lower=_dot_general_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
     # JAX prints neither unset precision/preferred type nor the sharding.
-    hidden_params=("out_sharding", ("precision", None), ("preferred_element_type", None)))
+    hidden_params=("out_sharding", "precision", "preferred_element_type"))
 
 
 def _preferred(preferred_element_type):

@@ -125,8 +125,10 @@ broadcast_in_dim_p = Primitive(
     "broadcast_in_dim", abstract_eval=_broadcast_in_dim_abstract_eval,
     impl=_broadcast_in_dim_impl, lower=_broadcast_in_dim_lower, jvp=JVP_TODO,
     transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
-    # JAX prints neither the shape (the output type shows it) nor empty/default values.
-    hidden_params=("shape", ("sharding", None), ("broadcast_dimensions", ())))
+    # JAX prints neither the shape (the output type shows it) nor sharding=None nor empty
+    # broadcast_dimensions. The printer hides names while None; the (name, value) entries
+    # say "hidden while equal to value" (Ellipsis: always) for a printer that reads them.
+    hidden_params=("sharding", ("shape", ...), ("broadcast_dimensions", ())))
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
