@@ -115,8 +115,6 @@ def python_scalar_value(x, dtype):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
             return np.asarray(x).astype(dtype)
-    if type(x) is float and dtypes.is_integer(dtype):
-        return np.asarray(x).astype(dtype)
     return np.asarray(x, dtype)
 
 
@@ -162,6 +160,9 @@ def convert_element_type(x, dtype, weak: bool = False):
     """
     t = type(x)
     if t in _PY_SCALARS:
+        if (t is float or t is complex) and not dtypes.is_inexact(dtype):
+            # float -> int/bool saturates (and NaN -> 0) as lax's conversion defines it
+            return lax_convert(to_jax(x), dtype, weak)
         return scalar_array(x, dtype, weak)
     if t is not Array and not isinstance(x, (Array, Tracer)):
         x = to_jax(x)

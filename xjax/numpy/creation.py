@@ -167,10 +167,7 @@ def _check_nonnegative(shape) -> None:
 def full_of(shape, fill, dtype, weak: bool):
     """An array of ``shape`` filled with the scalar ``fill`` converted to ``dtype``."""
     _check_nonnegative(shape)
-    if type(fill) in _PY_SCALARS and not (type(fill) is float and dtypes.is_integer(dtype)):
-        value = convert_element_type(fill, dtype, weak)
-    else:
-        value = convert_element_type(to_jax(fill), dtype, weak)
+    value = convert_element_type(fill, dtype, weak)
     if is_eager() and type(value) is Array:
         npy = np.full(shape, value._value(), dtype)
         return Array._from_numpy(npy, ShapedArray(shape, dtype, weak))
