@@ -252,15 +252,14 @@ def _normalize_index(index, size: int, allow_negative: bool):
             value = np.asarray(value + size, value.dtype)
         return Array._from_numpy(value, index.aval)
     from xjax import lax as lax_module  # comparison/select primitives: another family
-    try:
-        lt, add, select_n = lax_module.lt, lax_module.add, lax_module.select_n
-    except AttributeError:
-        raise NotImplementedError("negative traced indices need lax.lt and lax.select_n; "
-                                  "pass allow_negative_indices=False") from None
     size_value = Array._from_numpy(np.asarray(size, index.dtype),
                                    ShapedArray((), index.dtype, False))
     zero = Array._from_numpy(np.asarray(0, index.dtype), ShapedArray((), index.dtype, True))
-    return select_n(lt(index, zero), index, add(index, size_value))
+    negative = lax_module.lt(index, zero)
+    # JAX computes ``index + size`` with jnp's promotion, which first strips a weak type
+    strong = index if not index.weak_type else lax_module.convert_element_type_p.bind(
+        index, new_dtype=index.dtype, weak_type=False, sharding=None)
+    return lax_module.select_n(negative, index, lax_module.add(strong, size_value))
 
 
 def _start_operands(operand, start_indices, allow_negative_indices):
