@@ -126,7 +126,7 @@ class Array:
     def __repr__(self) -> str:
         value = self._value()
         prefix = "Array("
-        if value.size == 0 and value.shape != (0,):
+        if value.size == 0:
             body = f"[], shape={value.shape}"
         else:
             body = np.array2string(np.asarray(value), separator=", ", prefix=prefix,

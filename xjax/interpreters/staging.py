@@ -40,15 +40,16 @@ def _source_location(fun) -> str:
 class StagingTracer(Tracer):
     """A value being staged: a jaxpr variable with its aval, and no concrete value."""
 
-    __slots__ = ("var",)
+    # Not named ``var``: tracers share Array's method names (``x.var()`` is the variance).
+    __slots__ = ("jaxpr_var",)
 
     def __init__(self, trace: "StagingTrace", var: Var):
         self._trace = trace
-        self.var = var
+        self.jaxpr_var = var
 
     @property
     def aval(self):
-        return self.var.aval
+        return self.jaxpr_var.aval
 
 
 class StagingTrace(Trace):
@@ -77,7 +78,7 @@ class StagingTrace(Trace):
     def to_atom(self, x):
         """The jaxpr atom for an operand: a variable, a literal, or a new constvar."""
         if type(x) is StagingTracer and x._trace is self:
-            return x.var
+            return x.jaxpr_var
         if isinstance(x, Tracer):
             if not x._trace.active or not x._trace.is_ancestor_of(self):
                 raise errors.UnexpectedTracerError(
@@ -127,7 +128,7 @@ class StagingTrace(Trace):
             return ""
         text = (f"The error occurred while tracing the function {info.func_name} at "
                 f"{info.location} for {info.traced_for}.")
-        names = self._argument_names(tracer.var)
+        names = self._argument_names(tracer.jaxpr_var)
         if names:
             which = ("the argument " + names[0] if len(names) == 1 else
                      "the arguments " + ", ".join(names))

@@ -60,14 +60,23 @@ def dense_elements(value: np.ndarray, type_str: str) -> str:
     """A ``dense<"0x...">`` attribute holding ``value``'s bytes exactly (little-endian)."""
     value = np.ascontiguousarray(value)
     if value.dtype == np.bool_:
-        raw = value.astype(np.uint8).tobytes()
-    elif value.dtype.name in ("int4", "uint4"):
+        # i1 has no byte-per-element hex form: write the elements out.
+        if value.size and (value == value.flat[0]).all():
+            return f"dense<{'true' if value.flat[0] else 'false'}> : {type_str}"
+        return f"dense<{_bool_literal(value)}> : {type_str}"
+    if value.dtype.name in ("int4", "uint4"):
         raw = value.astype(np.int8 if value.dtype.name == "int4" else np.uint8).tobytes()
     else:
         raw = value.astype(value.dtype.newbyteorder("<")).tobytes()
     if value.size == 0:
         return f"dense<> : {type_str}"
     return f'dense<"0x{raw.hex().upper()}"> : {type_str}'
+
+
+def _bool_literal(value: np.ndarray) -> str:
+    if value.ndim == 0:
+        return "true" if value else "false"
+    return "[" + ", ".join(_bool_literal(v) for v in value) + "]"
 
 
 class FunctionBuilder:
