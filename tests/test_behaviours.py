@@ -1,0 +1,154 @@
+"""The corner cases of ../shared/api/jax-behaviours.md (JAX 0.10.2, measured) that the
+foundation covers: error classes, weak types, caching, bounds, printing."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import errors, lax
+from xjax.tree_util import tree_map, tree_structure
+
+
+# -- error classes --
+
+def test_error_hierarchy():
+    assert issubclass(errors.NonConcreteBooleanIndexError, IndexError)
+    assert issubclass(errors.TracerBoolConversionError, errors.ConcretizationTypeError)
+    assert issubclass(errors.ConcretizationTypeError, TypeError)
+    assert issubclass(errors.TracerIntegerConversionError, TypeError)
+    assert issubclass(errors.TracerArrayConversionError, TypeError)
+
+
+def test_conversions_of_tracers():
+    with pytest.raises(errors.ConcretizationTypeError):
+        xjax.jit(lambda x: int(x))(1.0)
+    with pytest.raises(errors.ConcretizationTypeError):
+        xjax.jit(lambda x: float(x))(1.0)
+    with pytest.raises(errors.TracerIntegerConversionError):
+        xjax.jit(lambda n: range(n))(3)
+    with pytest.raises(errors.TracerArrayConversionError):
+        xjax.jit(lambda x: np.asarray(x))(jnp.ones(2))
+
+
+def test_escaped_tracer():
+    box = []
+    xjax.jit(lambda x: box.append(x) or x)(jnp.ones(2))
+    with pytest.raises(errors.UnexpectedTracerError):
+        jnp.sin(box[0])
+
+
+def test_shapes_must_be_concrete():
+    with pytest.raises(TypeError) as info:
+        xjax.jit(lambda n: jnp.zeros(n))(3)
+    assert not isinstance(info.value, errors.ConcretizationTypeError)
+    with pytest.raises(errors.ConcretizationTypeError):
+        xjax.jit(lambda n: jnp.arange(n))(3)
+
+
+def test_ambiguous_truth_value():
+    with pytest.raises(ValueError):
+        bool(jnp.array([1, 2]))
+
+
+def test_lax_never_promotes():
+    with pytest.raises(TypeError, match="lax.add requires arguments to have the same dtypes"):
+        lax.add(1, 1.0)
+
+
+def test_list_indices_and_list_reductions_are_type_errors():
+    x = jnp.arange(4)
+    with pytest.raises(TypeError):
+        x[[0, 2]]
+    with pytest.raises(TypeError, match="sum requires ndarray or scalar arguments"):
+        jnp.sum([1, 2, 3])
+
+
+def test_int32_overflow_of_python_ints():
+    with pytest.raises(OverflowError):
+        jnp.array(2 ** 31)
+
+
+def test_tree_map_list_vs_tuple():
+    with pytest.raises(ValueError):
+        tree_map(lambda a, b: a, [1, 2], (1, 2))
+
+
+# -- weak types --
+
+@pytest.mark.parametrize("make,weak", [
+    (lambda: jnp.array(1), True), (lambda: jnp.asarray(1.0), True), (lambda: jnp.full(2, 7), True),
+    (lambda: jnp.array([1]), False), (lambda: jnp.sum(jnp.array(1)), False)])
+def test_weak_types_of_creation(make, weak):
+    assert make().weak_type is weak
+
+
+def test_weak_promotion_corners():
+    i8 = jnp.array([1], jnp.int8)
+    out = i8 + 1.5
+    assert out.dtype == jnp.float32 and out.weak_type
+    out = jnp.array([1], jnp.int32) + 1j
+    assert out.dtype == jnp.complex64 and out.weak_type
+    out = jnp.array([1], jnp.float32) + 1j
+    assert out.dtype == jnp.complex64 and not out.weak_type
+    assert (jnp.array([1], jnp.float16) + jnp.array([1], jnp.bfloat16)).dtype == jnp.float32
+    assert (jnp.array([1], jnp.uint32) + jnp.array([1], jnp.int32)).dtype == jnp.int32
+    assert int((jnp.array([1], jnp.int8) + 300)[0]) == 45
+
+
+def test_jit_retraces_on_weak_type_change():
+    traces = []
+
+    @xjax.jit
+    def f(x):
+        traces.append(1)
+        return x
+
+    f(1.0)
+    f(jnp.float32(1.0))
+    assert len(traces) == 2
+
+
+# -- caching --
+
+def test_wrappers_of_one_function_share_the_cache():
+    state = {"g": 0.0}
+
+    def impure(x):
+        return x + state["g"]
+
+    assert float(xjax.jit(impure)(4.0)) == 4.0
+    state["g"] = 10.0
+    assert float(xjax.jit(impure)(5.0)) == 5.0
+    assert xjax.jit(impure)(jnp.array([4.0])).tolist() == [14.0]
+
+
+# -- bounds --
+
+def test_out_of_bounds_reads_clamp_and_updates_drop():
+    x = jnp.arange(5)
+    assert int(x.at[10].get()) == 4
+    assert x.at[10].set(99).tolist() == [0, 1, 2, 3, 4]
+    assert x.at[10].add(99).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_take_fills_out_of_bounds():
+    assert np.isnan(float(jnp.take(jnp.arange(3.0), jnp.array([5]))[0]))
+    assert int(jnp.take(jnp.arange(3), jnp.array([5]))[0]) == np.iinfo(np.int32).min
+
+
+def test_dynamic_slice_clamps_start():
+    x = jnp.arange(5)
+    assert lax.dynamic_slice(x, (4,), (2,)).tolist() == [3, 4]
+
+
+def test_float_to_int_saturates():
+    assert int(jnp.array(1e10).astype(jnp.int32)) == 2147483647
+    assert int(jnp.array(np.nan).astype(jnp.int32)) == 0
+
+
+# -- printing --
+
+def test_treedef_repr():
+    assert repr(tree_structure((1, [2, 3], {"a": 4, "b": None}))) == \
+        "PyTreeDef((*, [*, *], {'a': *, 'b': None}))"
