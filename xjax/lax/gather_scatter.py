@@ -141,7 +141,7 @@ def _disjoint_dims(dims1, dims2, op_name, name1, name2):
                         f"and {dims2}.")
 
 
-def _check_batching(op, operand, indices, operand_dims, indices_dims, indices_name):
+def _check_operand_batching(op, operand, operand_dims):
     _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
     _is_sorted(operand_dims, op, "operand_batching_dims")
     _sorted_dims_in_range(operand_dims, operand.ndim, op, "operand_batching_dims")
@@ -264,8 +264,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, u
     _sorted_dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather",
                           "collapsed_slice_dims")
     _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
-    _check_batching("gather", operand, indices, dn.operand_batching_dims,
-                    dn.start_indices_batching_dims, "start_indices_batching_dims")
+    _check_operand_batching("gather", operand, dn.operand_batching_dims)
     _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
                    "collapsed_slice_dims", "operand_batching_dims")
     _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather",
@@ -492,7 +491,7 @@ def _scatter_window_shape(operand_shape, updates_shape, dn):
     return tuple(1 if d in skipped else next(sizes) for d in range(len(operand_shape)))
 
 
-def _scatter_abstract_eval(name, operand, indices, updates, dn):
+def _scatter_abstract_eval(operand, indices, updates, dn):
     _check_index_dtype(indices)
     if operand.dtype != updates.dtype:
         raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
@@ -510,8 +509,7 @@ def _scatter_abstract_eval(name, operand, indices, updates, dn):
         _no_duplicate_dims(dims, "scatter", label)
         _sorted_dims_in_range(dims, rank, "scatter", label)
     _is_sorted(dn.operand_batching_dims, "scatter", "operand_batching_dims")
-    _check_batching("scatter", operand, indices, dn.operand_batching_dims,
-                    dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+    _check_operand_batching("scatter", operand, dn.operand_batching_dims)
     _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
                    "inserted_window_dims", "operand_batching_dims")
     _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
@@ -663,7 +661,7 @@ def _scatter_family(name, combiner, ufunc, kind, bool_ok):
             raise TypeError(f"{combiner} does not accept dtype bool at position 0. Accepted "
                             "dtypes at position 0 are subtypes of integer, floating, "
                             "complexfloating.")
-        return _scatter_abstract_eval(name, operand, indices, updates, dimension_numbers)
+        return _scatter_abstract_eval(operand, indices, updates, dimension_numbers)
 
     def impl(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers,
              indices_are_sorted, unique_indices, mode):

@@ -1,6 +1,6 @@
 """Rule-check records of the structural primitives (broadcast_in_dim, reshape, squeeze,
-transpose, rev, concatenate, pad, iota, split, stack, unstack, tile), and helpers the slicing, reduce and dot records
-share."""
+transpose, rev, concatenate, pad, iota, split, stack, unstack, tile), and helpers the
+slicing, reduce and dot records share."""
 
 import numpy as np
 
