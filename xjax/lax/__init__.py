@@ -6,6 +6,7 @@ from xjax.lax.transcendental import *  # noqa: F401,F403
 from xjax.lax.compare import *  # noqa: F401,F403
 from xjax.lax.bitwise import *  # noqa: F401,F403
 from xjax.lax.convert import *  # noqa: F401,F403
+from xjax.lax.special import *  # noqa: F401,F403
 from xjax.lax.convolution import *  # noqa: F401,F403
 from xjax.lax.shape import *  # noqa: F401,F403
 from xjax.lax.slicing import *  # noqa: F401,F403

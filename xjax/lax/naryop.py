@@ -118,8 +118,17 @@ def naryop_aval(name: str, accepted, result_dtype=None, same_dtypes: bool = True
     result's (default: the same). Shapes are checked before dtypes, as in JAX.
     """
     per_position = tuple(accepted) if isinstance(accepted, (list, tuple)) else None
+    cache: dict = {}
 
     def abstract_eval(*avals, **params):
+        # eager execution evaluates this on every call: remember answers per signature
+        key = (avals, tuple(sorted(params.items()))) if params else avals
+        out = cache.get(key)
+        if out is None:
+            out = cache[key] = compute(*avals)
+        return out
+
+    def compute(*avals):
         shape = result_shape(name, avals)
         check_accepted(name, avals, per_position or (accepted,) * len(avals))
         if same_dtypes:
