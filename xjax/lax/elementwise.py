@@ -15,16 +15,18 @@ import enum
 import numpy as np
 
 from xjax.core import dtypes
+from xjax.core.primitive import NOT_DIFFERENTIABLE
 from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, INEXACT, NUMERIC,
                              REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, check_accepted,
                              complex_dtype, elementwise_result, lower_composite, lower_single,
                              naryop, real_dtype, result_shape, via_float32)
-from xjax.lax.rules import binary_wrapper, to_operand, unary_wrapper
+from xjax.lax.rules import TRANSPOSE_TODO, binary_wrapper, to_operand, unary_wrapper
 from xjax.lowering.stablehlo import aval_type
 
 # -- add, sub, mul, neg --
 
-add_p = naryop("add", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"))
+add_p = naryop("add", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"),
+                transpose=TRANSPOSE_TODO)
 add = binary_wrapper(add_p, """Elementwise addition ``x + y``.
 
 Unlike ``jnp.add``, no type promotion: both operands must have the same dtype (Python
@@ -37,13 +39,16 @@ Examples
 Array(3., dtype=float32, weak_type=True)
 """)
 
-sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"))
+sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"),
+                transpose=TRANSPOSE_TODO)
 sub = binary_wrapper(sub_p, "Elementwise subtraction ``x - y`` (no type promotion).")
 
-mul_p = naryop("mul", NUMERIC, impl=np.multiply, lower=lower_single("stablehlo.multiply"))
+mul_p = naryop("mul", NUMERIC, impl=np.multiply, lower=lower_single("stablehlo.multiply"),
+                transpose=TRANSPOSE_TODO)
 mul = binary_wrapper(mul_p, "Elementwise multiplication ``x * y`` (no type promotion).")
 
-neg_p = naryop("neg", NUMERIC, impl=np.negative, lower=lower_single("stablehlo.negate"))
+neg_p = naryop("neg", NUMERIC, impl=np.negative, lower=lower_single("stablehlo.negate"),
+                transpose=TRANSPOSE_TODO)
 neg = unary_wrapper(neg_p, "Elementwise negation ``-x`` (integers wrap around).")
 
 # -- div, rem: integer semantics of XLA --
@@ -116,7 +121,8 @@ def _rem_impl(x, y):
     return np.where(zero, x, np.fmod(x, safe_y))
 
 
-div_p = naryop("div", NUMERIC, impl=_div_impl, lower=lower_single("stablehlo.divide"))
+div_p = naryop("div", NUMERIC, impl=_div_impl, lower=lower_single("stablehlo.divide"),
+                transpose=TRANSPOSE_TODO)
 div = binary_wrapper(div_p, """Elementwise division ``x / y``.
 
 Integer division rounds toward zero (C semantics, not Python's floor); as in XLA an
@@ -325,7 +331,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 
 
 is_finite_p = naryop("is_finite", FLOATING, impl=np.isfinite,
-                     lower=lower_single("stablehlo.is_finite"),
+                     lower=lower_single("stablehlo.is_finite"), jvp=NOT_DIFFERENTIABLE,
                      result_dtype=lambda _: np.dtype(np.bool_))
 is_finite = unary_wrapper(is_finite_p, "Elementwise test: neither infinite nor NaN.")
 
@@ -430,7 +436,7 @@ def _conj_build(em, dtype, x, *, input_dtype):
 
 
 conj_p = naryop("conj", None, abstract_eval=_conj_abstract_eval, impl=_conj_impl,
-                lower=lower_composite(_conj_build))
+                lower=lower_composite(_conj_build), transpose=TRANSPOSE_TODO)
 
 
 def conj(x):
@@ -440,11 +446,11 @@ def conj(x):
 
 
 real_p = naryop("real", COMPLEX, impl=np.real, lower=lower_single("stablehlo.real"),
-                result_dtype=real_dtype)
+                result_dtype=real_dtype, transpose=TRANSPOSE_TODO)
 real = unary_wrapper(real_p, "Elementwise real part of a complex operand.")
 
 imag_p = naryop("imag", COMPLEX, impl=np.imag, lower=lower_single("stablehlo.imag"),
-                result_dtype=real_dtype)
+                result_dtype=real_dtype, transpose=TRANSPOSE_TODO)
 imag = unary_wrapper(imag_p, "Elementwise imaginary part of a complex operand.")
 
 
@@ -456,13 +462,23 @@ def _complex_impl(x, y):
 
 
 complex_p = naryop("complex", F32_F64, impl=_complex_impl, result_dtype=complex_dtype,
-                   lower=lower_single("stablehlo.complex"))
+                   lower=lower_single("stablehlo.complex"), transpose=TRANSPOSE_TODO)
 complex = binary_wrapper(complex_p, "Elementwise ``x + 1j * y`` from two float32 (or float64) "
                                     "operands.")
+
+# -- copy: an identity primitive (jnp.array(x, copy=True)); eager makes a fresh buffer --
+
+
+def _copy_lower(ctx, x):
+    return x
+
+
+copy_p = naryop("copy", ANY, impl=np.copy, lower=_copy_lower,
+                 transpose=TRANSPOSE_TODO)
 
 __all__ = ["add", "sub", "mul", "neg", "div", "rem", "pow", "integer_pow", "square",
            "reciprocal", "sign", "abs", "floor", "ceil", "round", "RoundingMethod", "is_finite",
            "max", "min", "nextafter", "conj", "real", "imag", "complex",
            "add_p", "sub_p", "mul_p", "neg_p", "div_p", "rem_p", "pow_p", "integer_pow_p",
            "square_p", "sign_p", "abs_p", "floor_p", "ceil_p", "round_p", "is_finite_p",
-           "max_p", "min_p", "nextafter_p", "conj_p", "real_p", "imag_p", "complex_p"]
+           "max_p", "min_p", "nextafter_p", "conj_p", "real_p", "imag_p", "complex_p", "copy_p"]

@@ -163,5 +163,7 @@ RECORDS = [
     OpRecord("conj", lax.conj, [(3, 4)], F32 + COMPLEX),
     OpRecord("real", lax.real, [(3, 4)], COMPLEX),
     OpRecord("imag", lax.imag, [(3, 4)], COMPLEX),
+    *exact("copy", lax.copy_p.bind, [(3, 4)], FLOATS + COMPLEX + INTS + BOOL,
+           make_args=with_specials),
     OpRecord("complex", lax.complex, [(3, 4), (3, 4)], F32, make_args=with_specials),
 ]
