@@ -233,8 +233,6 @@ def test_jaxpr_printing():
     assert "iota[dimension=0 dtype=int32 shape=(5,) sharding=None]" in text
 
 
-@pytest.mark.xfail(strict=True, reason="the jaxpr printer hides params only while None; JAX "
-                   "also hides broadcast_in_dim's shape and empty broadcast_dimensions")
 def test_jaxpr_printing_hides_default_params():
     text = str(xjax.make_jaxpr(lambda: lax.full((2, 3), 1.0))())
     assert "a:f32[2,3] = broadcast_in_dim 1.0:f32[]" in text

@@ -53,13 +53,30 @@ def _param_repr(value, names: _Names, indent: int) -> str:
     return repr(value)
 
 
+def _hidden(primitive, name, value) -> bool:
+    """Whether jaxprs leave a param out, as JAX prints them. A primitive's ``hidden_params``
+    holds names (hidden while None) and (name, default) pairs (hidden while equal to the
+    default; ``...`` as the default hides it always)."""
+    for entry in getattr(primitive, "hidden_params", ()):
+        if entry == name:
+            return value is None
+        if isinstance(entry, tuple) and entry[0] == name:
+            return entry[1] is ... or _equal(value, entry[1])
+    return False
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
 def _pp_eqn(eqn, names: _Names, indent: int) -> str:
     pad = " " * indent
     outs = " ".join(names.binder(v) for v in eqn.outvars)
     ins = " ".join(names(a) for a in eqn.invars)
-    # A primitive's hidden params are left out while they hold None, as JAX prints them.
-    hidden = getattr(eqn.primitive, "hidden_params", ())
-    params = {k: v for k, v in sorted(eqn.params.items()) if not (k in hidden and v is None)}
+    params = {k: v for k, v in sorted(eqn.params.items()) if not _hidden(eqn.primitive, k, v)}
     head = f"{pad}{outs} = {eqn.primitive.name}"
     if not params:
         return f"{head} {ins}".rstrip()

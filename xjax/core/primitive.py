@@ -45,8 +45,9 @@ class Primitive:
         The rules; every one must be given (an ``Absent`` says why one is missing).
     multiple_results : bool
         Whether ``bind`` returns a list of outputs.
-    hidden_params : tuple of str
-        Params that jaxprs leave out when they are None (as JAX prints them).
+    hidden_params : tuple
+        Params jaxprs leave out, as JAX prints them: a name (hidden while None) or a
+        ``(name, default)`` pair (hidden while equal to default; ``...`` hides it always).
     """
 
     __slots__ = ("name", "multiple_results", "hidden_params") + _RULES + ("__weakref__",)

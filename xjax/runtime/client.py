@@ -226,6 +226,18 @@ def _client_options(platform: str) -> dict:
     return opts
 
 
+# XLA options JAX's semantics need, unless the user's XLA_FLAGS already sets them: the CPU
+# compiler's fast min/max drops NaN, where JAX (and lax.max) propagate it.
+_DEFAULT_XLA_FLAGS = {"--xla_cpu_enable_fast_min_max": "false"}
+
+
+def _set_default_xla_flags() -> None:
+    flags = os.environ.get("XLA_FLAGS", "")
+    extra = [f"{k}={v}" for k, v in _DEFAULT_XLA_FLAGS.items() if k not in flags]
+    if extra:
+        os.environ["XLA_FLAGS"] = " ".join([flags, *extra]).strip()
+
+
 def get_client(platform: str = "cpu") -> Client:
     """The (lazily created, shared) client for `platform` ("cpu", or "gpu" / "cuda")."""
     platform = "gpu" if platform == "cuda" else platform
@@ -243,6 +255,7 @@ def get_client(platform: str = "cpu") -> Client:
             # XLA's INFO logs (e.g. "cpu_device_count set via create_options") would
             # go to stderr of every program; keep warnings and errors.
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+            _set_default_xla_flags()
             plugin = _pjrt.load_plugin(path)
             options = _client_options(platform)
             c = Client(plugin, options)
