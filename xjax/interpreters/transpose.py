@@ -9,26 +9,10 @@ that are not linear inputs).
 
 from __future__ import annotations
 
-from xjax.core.avals import ShapedArray
+from xjax.core.ad_util import UndefinedPrimal, Zero, is_undefined  # noqa: F401  (re-exported)
 from xjax.core.jaxpr import Jaxpr, Literal
 from xjax.core.primitive import Absent
-from xjax.interpreters.jvp import Zero, add_tangents, instantiate
-
-
-class UndefinedPrimal:
-    """A linear operand whose value is not known: what transpose rules transpose against."""
-
-    __slots__ = ("aval",)
-
-    def __init__(self, aval: ShapedArray):
-        self.aval = aval
-
-    def __repr__(self) -> str:
-        return f"UndefinedPrimal({self.aval})"
-
-
-def is_undefined(x) -> bool:
-    return type(x) is UndefinedPrimal
+from xjax.lax.ad_rules import add_tangents
 
 
 def backward_pass(jaxpr: Jaxpr, consts, linear_args, cts_out):
@@ -92,22 +76,3 @@ def backward_pass(jaxpr: Jaxpr, consts, linear_args, cts_out):
         else:
             results.append(ct_env.pop(var, Zero(arg.aval)))
     return results
-
-
-# -- helpers for transpose rules --
-
-def linear_transpose_by_parts(*rules):
-    """A transpose rule from one rule per operand, ``rule(ct, *operands, **params)``, applied
-    to the operands that are undefined (linear)."""
-
-    def transpose(ct, *operands, **params):
-        if type(ct) is Zero:
-            return [Zero(o.aval) if is_undefined(o) else None for o in operands]
-        return [rule(ct, *operands, **params) if is_undefined(o) and rule is not None else None
-                for rule, o in zip(rules, operands, strict=True)]
-
-    return transpose
-
-
-def instantiate_ct(ct):
-    return instantiate(ct)

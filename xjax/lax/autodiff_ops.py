@@ -11,7 +11,7 @@ def _identity_abstract_eval(aval):
 
 
 def _stop_gradient_jvp(primals, tangents):
-    from xjax.interpreters.jvp import Zero, get_aval, tangent_aval
+    from xjax.core.ad_util import Zero, get_aval, tangent_aval
     (x,) = primals
     return stop_gradient_p.bind(x), Zero(tangent_aval(get_aval(x)))
 
