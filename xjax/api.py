@@ -134,7 +134,7 @@ class JitFunction:
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         self._fun = fun
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # not __dict__: it would clobber ours
         self._signature = _signature(fun)
         self._static_argnums, self._static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames)
@@ -316,7 +316,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     signature = _signature(fun)
     static_nums = _resolve_static(signature, static_argnums, ())[0]
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def make(*args, **kwargs):
         statics = {i: a for i, a in enumerate(args) if i in static_nums}
         dyn_args = [a for i, a in enumerate(args) if i not in static_nums]

@@ -313,7 +313,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
     """
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def value_and_grad_fun(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), getattr(fun, "__name__", "fun"))
         names = _arg_names(fun, nums)
@@ -367,7 +367,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
     value_and_grad_fun._api = "grad"
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def grad_fun(*args, **kwargs):
         result = value_and_grad_fun(*args, **kwargs)
         if has_aux:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from xjax.core.ad_util import (Zero, get_aval, is_differentiable,  # noqa: F401  (re-exported)
                                tangent_aval)
 from xjax.core.array import Array
-from xjax.core.primitive import Absent
+from xjax.core.primitive import NOT_DIFFERENTIABLE, Absent
 from xjax.core.trace import Trace, Tracer, set_current_trace
 from xjax.lax.ad_rules import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
@@ -56,6 +56,8 @@ class JVPTrace(Trace):
             if all(type(t) is Zero for t in tangents):
                 return primitive.bind(*primals, **params)
             rule = primitive.jvp
+            if rule is NOT_DIFFERENTIABLE:  # integer/boolean outputs: zero tangents
+                return primitive.bind(*primals, **params)
             if isinstance(rule, Absent):
                 raise NotImplementedError(
                     f"Differentiation rule for '{primitive.name}' not implemented: "
