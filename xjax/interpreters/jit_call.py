@@ -209,9 +209,34 @@ pjit_p = Primitive(
 )
 
 
+def _jit_partial_eval_jaxpr(eqn, unknowns):
+    """Split a jit equation of a jaxpr into a known and an unknown jit equation."""
+    from xjax.core.jaxpr import JaxprEqn, Var
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr
+    jaxpr, name = eqn.params["jaxpr"], eqn.params["name"]
+    unknowns = tuple(unknowns)
+
+    def make():
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr.jaxpr, unknowns)
+        return ClosedJaxpr(known, []), ClosedJaxpr(unknown, []), out_unknowns, n_res
+
+    known, unknown, out_unknowns, n_res = _derived("partial_eval", jaxpr, unknowns, make)
+    residuals = [Var(a) for a in known.out_avals[len(known.out_avals) - n_res:]]
+    known_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if not u]
+    unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if u]
+    known_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if not u]
+    unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
+    known_eqn = JaxprEqn(pjit_p, known_invars, known_outvars + residuals,
+                         {"jaxpr": known, "name": name})
+    unknown_eqn = JaxprEqn(pjit_p, residuals + unknown_invars, unknown_outvars,
+                           {"jaxpr": unknown, "name": name})
+    return known_eqn, unknown_eqn, out_unknowns, residuals
+
+
 def _register_partial_eval():
-    from xjax.interpreters.partial_eval import partial_eval_rules
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
     partial_eval_rules[pjit_p] = _jit_partial_eval
+    partial_eval_jaxpr_rules[pjit_p] = _jit_partial_eval_jaxpr
 
 
 _register_partial_eval()

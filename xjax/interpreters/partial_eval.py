@@ -38,26 +38,43 @@ class PartialStagingTrace(StagingTrace):
         return super().process_primitive(primitive, args, params)
 
 
+# primitive -> rule(eqn, in_unknowns) -> (known_eqn, unknown_eqn, out_unknowns, residuals):
+# how an equation holding a jaxpr splits when only some operands are known, so that its known
+# outputs stay known (without it the whole equation, primal parts too, would be unknown).
+partial_eval_jaxpr_rules: dict = {}
+
+
 def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns):
     """Split ``jaxpr`` (no constvars) by which inputs are unknown.
 
     Returns ``(known, unknown, out_unknowns, num_residuals)``: ``known`` maps the known inputs
     to (known outputs..., residuals...); ``unknown`` maps (residuals..., unknown inputs...)
-    to the unknown outputs. An equation is unknown when any operand is.
+    to the unknown outputs. An equation is unknown when any operand is; equations holding
+    jaxprs split by their ``partial_eval_jaxpr_rules``.
     """
     if jaxpr.constvars:
         raise ValueError("partial_eval_jaxpr expects a jaxpr whose consts are arguments")
     unknown_vars = {v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in jaxpr.eqns:
-        if any(type(a) is not Literal and a in unknown_vars for a in eqn.invars):
+        eqn_unknowns = [type(a) is not Literal and a in unknown_vars for a in eqn.invars]
+        if not any(eqn_unknowns):
+            known_eqns.append(eqn)
+            continue
+        rule = partial_eval_jaxpr_rules.get(eqn.primitive)
+        if rule is None or all(eqn_unknowns):
             unknown_eqns.append(eqn)
             unknown_vars.update(v for v in eqn.outvars if type(v) is not DropVar)
-        else:
-            known_eqns.append(eqn)
+            continue
+        known_eqn, unknown_eqn, out_unknowns, _ = rule(eqn, eqn_unknowns)
+        if known_eqn is not None:
+            known_eqns.append(known_eqn)
+        if unknown_eqn is not None:
+            unknown_eqns.append(unknown_eqn)
+        unknown_vars.update(v for v, u in zip(eqn.outvars, out_unknowns, strict=True)
+                            if u and type(v) is not DropVar)
     out_unknowns = [type(v) is not Literal and v in unknown_vars for v in jaxpr.outvars]
-    # Residuals: known variables the unknown side reads (inputs of unknown equations and
-    # known variables returned among the unknown outputs never happen: those are known).
+    # Residuals: known variables the unknown side reads.
     residuals, seen = [], set()
     for eqn in unknown_eqns:
         for a in eqn.invars:
