@@ -47,6 +47,9 @@ class OpRecord:
         Relative and absolute tolerance of impl vs XLA (0 for exact ops).
     name : str
         A label for the test id when a primitive has several records.
+    grad_tol, grad_modes, grad_order :
+        How ``tests/lax/test_primitive_grads.py`` checks derivatives (float32 inputs made by
+        ``make_args``): tolerance (None: check_grads' default), modes, and order.
     """
 
     primitive: str
@@ -56,6 +59,9 @@ class OpRecord:
     make_args: Callable | None = None
     tol: float = 0.0
     name: str = ""
+    grad_tol: float | None = None
+    grad_modes: tuple = ("fwd", "rev")
+    grad_order: int = 2
 
     def args(self, rng, dtype):
         make = self.make_args or random_args
