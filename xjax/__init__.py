@@ -16,6 +16,7 @@ from xjax import tree_util  # noqa: F401
 from xjax.api import (ShapeDtypeStruct, device_put, jit, make_jaxpr)  # noqa: F401
 from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,  # noqa: F401
                            value_and_grad, vjp)
+from xjax.mapping import vmap  # noqa: F401
 from xjax.runtime import default_backend, devices  # noqa: F401
 
 __version__ = "0.1.0"

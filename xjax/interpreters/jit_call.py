@@ -12,7 +12,7 @@ import numpy as np
 
 from xjax.core.array import Array
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from xjax.core.primitive import BATCH_TODO, Primitive
+from xjax.core.primitive import Absent, Primitive
 from xjax.core.trace import set_current_trace
 from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_to_module
 from xjax.lowering.stablehlo import aval_type
@@ -204,7 +204,7 @@ pjit_p = Primitive(
     lower=_jit_lower,
     jvp=_jit_jvp,
     transpose=_jit_transpose,
-    batch=BATCH_TODO,
+    batch=Absent("batched through trace_batch_rules (the body needs the vmap's axis name)"),
     multiple_results=True,
 )
 
@@ -233,10 +233,37 @@ def _jit_partial_eval_jaxpr(eqn, unknowns):
     return known_eqn, unknown_eqn, out_unknowns, residuals
 
 
+def _jit_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, name: str):
+    """Batch the body: trace it under a BatchTrace with this trace's axis name and size;
+    every output comes out batched along axis 0."""
+    from xjax.core.ad_util import get_aval
+    from xjax.interpreters.batching import batch_flat
+    from xjax.lax.batch_rules import bdim_at_front
+    dims = tuple(dims)
+    axis_name, size = trace.axis_name, trace.axis_size
+
+    def make():
+        in_avals = [get_aval(v) for v in vals]
+
+        def batched_fun(*xs):
+            outs, out_dims = batch_flat(
+                lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), xs, dims, axis_name,
+                size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+
+        return _trace_flat(batched_fun, in_avals, name)
+
+    closed, consts = _derived("batch", jaxpr, (dims, axis_name, size), make)
+    outs = pjit_p.bind(*consts, *vals, jaxpr=closed, name=name)
+    return outs, [0] * len(outs)
+
+
 def _register_partial_eval():
     from xjax.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
     partial_eval_rules[pjit_p] = _jit_partial_eval
     partial_eval_jaxpr_rules[pjit_p] = _jit_partial_eval_jaxpr
+    from xjax.interpreters.batching import trace_batch_rules
+    trace_batch_rules[pjit_p] = _jit_batch
 
 
 _register_partial_eval()

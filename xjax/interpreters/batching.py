@@ -1,0 +1,106 @@
+"""Batching: the vmap interpreter (DESIGN.md §5).
+
+A ``BatchTracer`` carries a value of the parent trace and the axis of it that is mapped
+(or ``not_mapped``). Applying a primitive runs its ``batch`` rule with the parent trace
+current; the rule returns the batched output and where its batch axis is.
+"""
+
+from __future__ import annotations
+
+from xjax.core.ad_util import get_aval
+from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import Absent
+from xjax.core.trace import Trace, Tracer, set_current_trace
+from xjax.lax.batch_rules import not_mapped
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = aval.shape[:self.batch_dim] + aval.shape[self.batch_dim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def to_concrete_value(self):
+        return None  # a batch of values has no single concrete value
+
+
+class BatchTrace(Trace):
+    """Applies primitives to batched values with their batching rules."""
+
+    __slots__ = ("axis_name", "axis_size")
+
+    def __init__(self, parent, axis_name, axis_size):
+        super().__init__(parent)
+        self.axis_name = axis_name
+        self.axis_size = axis_size
+
+    def unpack(self, x):
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.batch_dim
+        return x, not_mapped
+
+    def process_primitive(self, primitive, args, params):
+        vals, dims = [], []
+        for x in args:
+            val, dim = self.unpack(x)
+            vals.append(val)
+            dims.append(dim)
+        trace_rule = trace_batch_rules.get(primitive)
+        with set_current_trace(self.parent):
+            if trace_rule is not None:
+                out, out_dim = trace_rule(self, vals, dims, **params)
+            elif all(d is not_mapped for d in dims):
+                return primitive.bind(*vals, **params)
+            else:
+                rule = primitive.batch
+                if isinstance(rule, Absent):
+                    raise NotImplementedError(f"Batching rule for '{primitive.name}' not "
+                                              f"implemented: {rule.reason}")
+                out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [self.wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
+        return self.wrap(out, out_dim)
+
+    def wrap(self, val, dim):
+        if dim is not_mapped:
+            return val
+        return BatchTracer(self, val, dim)
+
+
+# primitive -> rule(trace, vals, dims, **params), for rules that need the BatchTrace itself:
+# collectives over named axes (which vmap are they in?) and jit (its body may use the name).
+trace_batch_rules: dict = {}
+
+
+def batch_flat(flat_fun, args, in_dims, axis_name, axis_size):
+    """Evaluate ``flat_fun`` on batched ``args`` under a new BatchTrace; return the output
+    values and their batch dims."""
+    from xjax.core.trace import current_trace
+    trace = BatchTrace(current_trace(), axis_name, axis_size)
+    tracers = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
+    try:
+        with set_current_trace(trace):
+            outs = flat_fun(*tracers)
+    finally:
+        trace.active = False
+    vals, dims = [], []
+    for out in outs:
+        val, dim = trace.unpack(out)
+        vals.append(val)
+        dims.append(dim)
+    return vals, dims
+
+
+__all__ = ["BatchTrace", "BatchTracer", "batch_flat", "trace_batch_rules", "not_mapped",
+           "Array"]

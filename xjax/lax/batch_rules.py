@@ -1,0 +1,91 @@
+"""Building blocks of batching (vmap) rules (DESIGN.md §4-5), shared by primitive families.
+
+batch rule: ``batch(args, dims, **params) -> (out, out_dim)`` (lists of outs and dims for
+primitives with several results). ``dims[i]`` is the batched axis of ``args[i]``, or
+``not_mapped`` (None). It runs with the parent trace current, so it computes with ordinary
+lax calls, and should keep the work batched: one primitive application on the whole batch.
+"""
+
+from __future__ import annotations
+
+from xjax.core.ad_util import get_aval
+
+not_mapped = None
+
+
+def move_axis(x, src: int, dst: int):
+    """``x`` with axis ``src`` moved to position ``dst`` (a transpose, or nothing)."""
+    if src == dst:
+        return x
+    from xjax.lax.shape import transpose
+    ndim = len(get_aval(x).shape)
+    perm = [d for d in range(ndim) if d != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def bdim_at_front(x, dim, size: int):
+    """``x`` with its batch axis first; an unmapped ``x`` is broadcast to ``size``."""
+    from xjax.lax.shape import broadcast_in_dim
+    if dim is not_mapped:
+        shape = get_aval(x).shape
+        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+    return move_axis(x, dim, 0)
+
+
+def batch_size(args, dims) -> int:
+    for x, d in zip(args, dims, strict=True):
+        if d is not not_mapped:
+            return get_aval(x).shape[d]
+    raise ValueError("no mapped operand")
+
+
+def batch_elementwise(primitive):
+    """The batching rule of an elementwise primitive (lax's implicit broadcasting of rank-0
+    operands and size-1 dims is kept): the batch axis goes first; operands without it get a
+    leading size-1 axis when they have the full rank, or stay rank-0."""
+
+    def batch(args, dims, **params):
+        from xjax.lax.shape import reshape
+        ranks = [len(get_aval(x).shape) - (d is not not_mapped) for x, d in zip(args, dims)]
+        rank = max(ranks)
+        moved = []
+        for x, d, r in zip(args, dims, ranks, strict=True):
+            if d is not_mapped:
+                moved.append(x if r == 0 else reshape(x, (1, *get_aval(x).shape)))
+            else:
+                x = move_axis(x, d, 0)
+                if r < rank:  # a mapped scalar among rank-`rank` operands
+                    x = reshape(x, (get_aval(x).shape[0],) + (1,) * rank)
+                moved.append(x)
+        out = primitive.bind(*moved, **params)
+        if primitive.multiple_results:
+            return out, [0] * len(out)
+        return out, 0
+
+    return batch
+
+
+def batch_by_loop(primitive):
+    """A slow but correct batching rule: apply the primitive to each example and stack.
+    Only a stated fallback (DESIGN.md §4), never the rule of a primitive with a batched form."""
+
+    def batch(args, dims, **params):
+        from xjax.lax.shape import concatenate, reshape
+        from xjax.lax.slicing import index_in_dim
+        size = batch_size(args, dims)
+        per_example = []
+        for i in range(size):
+            sliced = [x if d is not_mapped else index_in_dim(x, i, d, keepdims=False)
+                      for x, d in zip(args, dims, strict=True)]
+            out = primitive.bind(*sliced, **params)
+            per_example.append(out if primitive.multiple_results else [out])
+        stacked = []
+        for outs in zip(*per_example, strict=True):
+            expanded = [reshape(o, (1, *get_aval(o).shape)) for o in outs]
+            stacked.append(concatenate(expanded, 0) if len(expanded) > 1 else expanded[0])
+        if primitive.multiple_results:
+            return stacked, [0] * len(stacked)
+        return stacked[0], 0
+
+    return batch
