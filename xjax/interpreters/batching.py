@@ -12,7 +12,7 @@ from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent
 from xjax.core.trace import Trace, Tracer, set_current_trace
-from xjax.lax.batch_rules import not_mapped
+from xjax.lax.batch_rules import NeedsTrace, not_mapped
 
 
 class BatchTracer(Tracer):
@@ -56,14 +56,13 @@ class BatchTrace(Trace):
             val, dim = self.unpack(x)
             vals.append(val)
             dims.append(dim)
-        trace_rule = trace_batch_rules.get(primitive)
+        rule = primitive.batch
         with set_current_trace(self.parent):
-            if trace_rule is not None:
-                out, out_dim = trace_rule(self, vals, dims, **params)
+            if type(rule) is NeedsTrace:
+                out, out_dim = rule(self, vals, dims, **params)
             elif all(d is not_mapped for d in dims):
                 return primitive.bind(*vals, **params)
             else:
-                rule = primitive.batch
                 if isinstance(rule, Absent):
                     raise NotImplementedError(f"Batching rule for '{primitive.name}' not "
                                               f"implemented: {rule.reason}")
@@ -76,11 +75,6 @@ class BatchTrace(Trace):
         if dim is not_mapped:
             return val
         return BatchTracer(self, val, dim)
-
-
-# primitive -> rule(trace, vals, dims, **params), for rules that need the BatchTrace itself:
-# collectives over named axes (which vmap are they in?) and jit (its body may use the name).
-trace_batch_rules: dict = {}
 
 
 def batch_flat(flat_fun, args, in_dims, axis_name, axis_size):
@@ -102,5 +96,5 @@ def batch_flat(flat_fun, args, in_dims, axis_name, axis_size):
     return vals, dims
 
 
-__all__ = ["BatchTrace", "BatchTracer", "batch_flat", "trace_batch_rules", "not_mapped",
+__all__ = ["BatchTrace", "BatchTracer", "batch_flat", "not_mapped",
            "Array"]

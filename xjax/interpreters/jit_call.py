@@ -12,7 +12,8 @@ import numpy as np
 
 from xjax.core.array import Array
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from xjax.core.primitive import Absent, Primitive
+from xjax.core.primitive import Primitive
+from xjax.lax.batch_rules import NeedsTrace
 from xjax.core.trace import set_current_trace
 from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_to_module
 from xjax.lowering.stablehlo import aval_type
@@ -204,7 +205,7 @@ pjit_p = Primitive(
     lower=_jit_lower,
     jvp=_jit_jvp,
     transpose=_jit_transpose,
-    batch=Absent("batched through trace_batch_rules (the body needs the vmap's axis name)"),
+    batch=NeedsTrace(lambda *args, **params: _jit_batch(*args, **params)),
     multiple_results=True,
 )
 
@@ -262,8 +263,6 @@ def _register_partial_eval():
     from xjax.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
     partial_eval_rules[pjit_p] = _jit_partial_eval
     partial_eval_jaxpr_rules[pjit_p] = _jit_partial_eval_jaxpr
-    from xjax.interpreters.batching import trace_batch_rules
-    trace_batch_rules[pjit_p] = _jit_batch
 
 
 _register_partial_eval()

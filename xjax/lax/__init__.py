@@ -13,4 +13,6 @@ from xjax.lax.slicing import *  # noqa: F401,F403
 from xjax.lax.reduce import *  # noqa: F401,F403
 from xjax.lax.cumulative import *  # noqa: F401,F403
 from xjax.lax.dot import *  # noqa: F401,F403
+from xjax.lax.autodiff_ops import *  # noqa: F401,F403
 from xjax.lax.stacking import *  # noqa: F401,F403
+from xjax.lax.parallel import *  # noqa: F401,F403

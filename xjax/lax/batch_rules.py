@@ -13,6 +13,20 @@ from xjax.core.ad_util import get_aval
 not_mapped = None
 
 
+class NeedsTrace:
+    """A batch rule that also receives the BatchTrace (its axis name and size), as
+    ``rule(trace, args, dims, **params)``: collectives over named axes, and jit (whose body
+    may use the name). It is called even when no operand is mapped."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __call__(self, trace, args, dims, **params):
+        return self.rule(trace, args, dims, **params)
+
+
 def move_axis(x, src: int, dst: int):
     """``x`` with axis ``src`` moved to position ``dst`` (a transpose, or nothing)."""
     if src == dst:
