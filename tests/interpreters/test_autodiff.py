@@ -1,0 +1,142 @@
+"""Differentiation: jvp, vjp, grad and friends, composed with each other and with jit,
+checked against finite differences and closed forms."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import grad, jit, lax
+from xjax.test_util import check_grads
+
+
+def sum_logistic(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+def _logistic_derivatives(x):
+    s = 1 / (1 + np.exp(-x))
+    return s * (1 - s), s * (1 - s) * (1 - 2 * s), s * (1 - s) * (1 - 6 * s + 6 * s * s)
+
+
+def test_seed_grad_of_sum_logistic():
+    got = grad(sum_logistic)(jnp.arange(3.0))
+    np.testing.assert_allclose(got, [0.25, 0.19661194, 0.10499357], rtol=1e-6)
+    eps = 1e-3
+    x = np.arange(3.0, dtype=np.float32)
+    fd = [(sum_logistic(x + eps * v) - sum_logistic(x - eps * v)) / (2 * eps)
+          for v in np.eye(3, dtype=np.float32)]
+    np.testing.assert_allclose(got, np.array(fd), atol=1e-3)
+
+
+def test_seed_triple_composition_with_jit():
+    got = grad(jit(grad(jit(grad(sum_logistic)))))(1.0)
+    np.testing.assert_allclose(got, -0.0353256, rtol=1e-5)
+
+
+@pytest.mark.parametrize("compose", ["GGG", "JGGG", "GJGG", "GGJG", "GGGJ", "GJGJG"])
+def test_third_derivative_under_every_jit_placement(compose):
+    fun = sum_logistic
+    for letter in reversed(compose):
+        fun = grad(fun) if letter == "G" else jit(fun)
+    np.testing.assert_allclose(fun(0.5), _logistic_derivatives(0.5)[2], rtol=1e-4)
+
+
+def test_seed_grad_takes_the_first_argument():
+    f = lambda w, x: w * x  # noqa: E731
+    assert grad(f)(13., 42.) == 42.
+
+
+def test_python_control_flow_is_differentiated_eagerly():
+    def loop(x):
+        for _ in range(3):
+            x = x * x
+        return x
+
+    def branch(x):
+        if x > 0:
+            return jnp.sin(x)
+        return x * x
+
+    def recursive(x, n=3):
+        return x if n == 0 else recursive(jnp.cos(x), n - 1)
+
+    scale = 2.0
+
+    def closure(x):
+        return scale * x ** 3
+
+    np.testing.assert_allclose(grad(loop)(1.5), 8 * 1.5 ** 7, rtol=1e-5)
+    np.testing.assert_allclose(grad(branch)(1.0), np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(grad(branch)(-2.0), -4.0, rtol=1e-6)
+    x = 0.3
+    expected = -np.sin(np.cos(np.cos(x))) * -np.sin(np.cos(x)) * -np.sin(x)
+    np.testing.assert_allclose(grad(recursive)(x), expected, rtol=1e-5)
+    np.testing.assert_allclose(grad(closure)(2.0), 24.0, rtol=1e-6)
+
+
+def test_jvp_and_vjp():
+    y, t = xjax.jvp(jnp.sin, (1.0,), (2.0,))
+    np.testing.assert_allclose([y, t], [np.sin(1.0), 2 * np.cos(1.0)], rtol=1e-6)
+    y, f_vjp = xjax.vjp(lambda x, z: x * z, 3.0, 4.0)
+    assert f_vjp(1.0) == (4.0, 3.0)
+
+
+def test_value_and_grad_argnums_has_aux():
+    def f(x, y):
+        return jnp.sum(x * y), {"aux": x + 1}
+
+    (value, aux), (gx, gy) = xjax.value_and_grad(f, argnums=(0, 1), has_aux=True)(
+        jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
+    assert float(value) == 11.0
+    np.testing.assert_array_equal(aux["aux"], [2.0, 3.0])
+    np.testing.assert_array_equal(gx, [3.0, 4.0])
+    np.testing.assert_array_equal(gy, [1.0, 2.0])
+
+
+def test_grad_of_pytree_argument():
+    params = {"w": jnp.array([1.0, 2.0]), "b": jnp.array(0.5)}
+    g = grad(lambda p: jnp.sum(p["w"] * 3.0) + p["b"] ** 2)(params)
+    np.testing.assert_allclose(g["w"], [3.0, 3.0])
+    np.testing.assert_allclose(g["b"], 1.0)
+
+
+def test_jacobians_and_hessian():
+    def f(x):
+        return jnp.array([x[0] ** 2 * x[1], jnp.sin(x[1])])
+
+    x = jnp.array([1.5, 0.5])
+    expected = np.array([[2 * 1.5 * 0.5, 1.5 ** 2], [0.0, np.cos(0.5)]])
+    np.testing.assert_allclose(xjax.jacfwd(f)(x), expected, rtol=1e-6)
+    np.testing.assert_allclose(xjax.jacrev(f)(x), expected, rtol=1e-6)
+    h = xjax.hessian(lambda x: x[0] ** 2 * x[1] + jnp.sin(x[1]))(x)
+    np.testing.assert_allclose(h, [[2 * 0.5, 2 * 1.5], [2 * 1.5, -np.sin(0.5)]], rtol=1e-6)
+    seed_hessian = jit(xjax.jacfwd(xjax.jacrev(sum_logistic)))
+    d2 = _logistic_derivatives(np.arange(3.0))[1]
+    np.testing.assert_allclose(seed_hessian(jnp.arange(3.0)), np.diag(d2), rtol=1e-5, atol=1e-7)
+
+
+def test_linearize():
+    y, f_jvp = xjax.linearize(jnp.sin, 1.0)
+    np.testing.assert_allclose(f_jvp(2.0), 2 * np.cos(1.0), rtol=1e-6)
+
+
+def test_stop_gradient():
+    assert float(grad(lambda x: x * lax.stop_gradient(x))(3.0)) == 3.0
+
+
+def test_check_grads_through_jit():
+    check_grads(jit(lambda x: jnp.sum(jnp.tanh(x) * x)), (jnp.array([0.3, -0.7]),), order=2)
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="argument x.*allow_int"):
+        grad(lambda x: x * 2.0)(3)
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+                                        r"Output had shape: \(2,\)"):
+        grad(lambda x: x * 2.0)(jnp.ones(2))
+    g = grad(lambda x, n: x * n, allow_int=True, argnums=(0, 1))(2.0, 3)
+    assert g[1].dtype == xjax.dtypes.float0
+    _, f_vjp = xjax.vjp(lambda x: (x, x), 1.0)
+    with pytest.raises(TypeError, match="Tree structure of cotangent"):
+        f_vjp(1.0)

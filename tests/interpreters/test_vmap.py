@@ -1,0 +1,102 @@
+"""vmap: axes specifications, composition with jit and grad, collectives, errors."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import grad, jit, lax, vmap
+
+
+def test_seed_apply_matrix():
+    rng = np.random.default_rng(0)
+    mat = jnp.asarray(rng.standard_normal((150, 100)).astype(np.float32))
+    batched_x = jnp.asarray(rng.standard_normal((10, 100)).astype(np.float32))
+
+    def apply_matrix(v):
+        return jnp.dot(mat, v)
+
+    naive = jnp.stack([apply_matrix(v) for v in batched_x])
+    manual = jit(lambda vs: jnp.dot(vs, mat.T))(batched_x)
+    auto = jit(lambda vs: vmap(apply_matrix)(vs))(batched_x)
+    np.testing.assert_allclose(naive, manual, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(auto, manual, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("in_axes", [0, 1, -1, (0, None), (1, 0), (None, -1)])
+def test_in_axes_against_a_loop(in_axes):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 3)).astype(np.float32)
+    y = rng.standard_normal((3, 3)).astype(np.float32)
+
+    def f(a, b):
+        return jnp.sin(a) * b + jnp.sum(a)
+
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes, in_axes)
+    size = 3
+    expected = []
+    for i in range(size):
+        a = x if axes[0] is None else np.take(x, i, axis=axes[0])
+        b = y if axes[1] is None else np.take(y, i, axis=axes[1])
+        expected.append(f(a, b))
+    np.testing.assert_allclose(vmap(f, in_axes=in_axes)(x, y), np.stack(expected), rtol=1e-6)
+
+
+def test_out_axes_and_pytrees():
+    out = vmap(lambda d: {"s": d["a"] + d["b"], "p": d["a"] * 2.0}, out_axes={"s": 1, "p": 0})(
+        {"a": jnp.ones((4, 2)), "b": jnp.ones((4, 2))})
+    assert out["s"].shape == (2, 4) and out["p"].shape == (4, 2)
+
+
+def test_axis_size_and_unmapped_outputs():
+    out = vmap(lambda: jnp.float32(3.0), axis_size=5, in_axes=())()
+    assert out.shape == (5,)
+
+
+def test_nested_vmap_and_jit_composition():
+    x = jnp.arange(12.0).reshape(3, 4)
+    got = vmap(vmap(lambda a: a * 2.0 + 1.0))(x)
+    np.testing.assert_allclose(got, np.arange(12.0).reshape(3, 4) * 2 + 1)
+    np.testing.assert_allclose(vmap(jit(jnp.sin))(x), np.sin(np.arange(12.0).reshape(3, 4)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(jit(vmap(jnp.sin))(x), np.sin(np.arange(12.0).reshape(3, 4)),
+                               rtol=1e-6)
+
+
+def test_per_example_gradients_equal_a_loop():
+    w = jnp.array([0.5, -1.0, 2.0])
+    xs = jnp.asarray(np.random.default_rng(2).standard_normal((5, 3)).astype(np.float32))
+
+    def loss(w, x):
+        return jnp.tanh(jnp.dot(w, x)) ** 2
+
+    per_example = vmap(grad(loss), in_axes=(None, 0))(w, xs)
+    looped = np.stack([grad(loss)(w, x) for x in xs])
+    np.testing.assert_allclose(per_example, looped, rtol=1e-5, atol=1e-6)
+    total = grad(lambda w: jnp.sum(vmap(loss, in_axes=(None, 0))(w, xs)))(w)
+    np.testing.assert_allclose(total, looped.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_collectives():
+    x = jnp.array([1.0, 3.0])
+    np.testing.assert_allclose(vmap(lambda v: v / lax.psum(v, "i"), axis_name="i")(x),
+                               [0.25, 0.75])
+    np.testing.assert_allclose(vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(x), [2.0, 2.0])
+    np.testing.assert_allclose(vmap(lambda v: lax.pmax(v, "i"), axis_name="i")(x), [3.0, 3.0])
+    np.testing.assert_allclose(vmap(lambda v: lax.pmin(v, "i"), axis_name="i")(x), [1.0, 1.0])
+    assert vmap(lambda v: lax.axis_index("i"), axis_name="i")(x).tolist() == [0, 1]
+    gathered = vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(x)
+    np.testing.assert_allclose(gathered, [[1.0, 3.0], [1.0, 3.0]])
+    with pytest.raises(NameError, match="unbound axis name"):
+        lax.psum(x, "i")
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        vmap(lambda a, b: a + b)(jnp.ones(2), jnp.ones(3))
+    with pytest.raises(ValueError, match="tree prefix"):
+        vmap(lambda a, b: a + b, in_axes=(0,))(jnp.ones(2), jnp.ones(2))
+    with pytest.raises(ValueError, match="axis 2"):
+        vmap(lambda a: a, in_axes=2)(jnp.ones((2, 2)))
+    with pytest.raises(ValueError, match="at least one non-None"):
+        vmap(lambda a: a, in_axes=None)(jnp.ones(2))
