@@ -16,10 +16,11 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.primitive import NOT_DIFFERENTIABLE
+from xjax.lax import complex_numpy
 from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, INEXACT, NUMERIC,
                              REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, check_accepted,
                              complex_dtype, elementwise_result, lower_composite, lower_single,
-                             naryop, real_dtype, result_shape, via_float32)
+                             by_kind, naryop, real_dtype, result_shape, via_float32)
 from xjax.lax.rules import TRANSPOSE_TODO, binary_wrapper, to_operand, unary_wrapper
 from xjax.lowering.stablehlo import aval_type
 
@@ -59,50 +60,9 @@ def _all_ones(dtype):
     return np.asarray(-1, np.int64).astype(dtype)
 
 
-def _complex_divide(a, b):
-    """XLA's complex division: Smith's algorithm, then, where both parts came out NaN, the
-    C99 Annex G special cases (zero denominator, infinite numerator or denominator)."""
-    a, b = np.broadcast_arrays(a, b)
-    ar, ai, br, bi = np.real(a), np.imag(a), np.real(b), np.imag(b)
-    real_larger = np.abs(br) >= np.abs(bi)
-    ratio = np.where(real_larger, bi / br, br / bi)
-    denom = np.where(real_larger, br + bi * ratio, bi + br * ratio)
-    out_r = np.where(real_larger, ar + ai * ratio, ar * ratio + ai) / denom
-    out_i = np.where(real_larger, ai - ar * ratio, ai * ratio - ar) / denom
-    one, zero, inf = (np.ones((), ar.dtype), np.zeros((), ar.dtype),
-                      np.asarray(np.inf, ar.dtype))
-    special_r, special_i = out_r, out_i
-    # finite numerator over an infinite denominator: signed zeros
-    finite_num = np.isfinite(ar) & np.isfinite(ai)
-    inf_den = np.isinf(br) | np.isinf(bi)
-    br_unit = np.copysign(np.where(np.isinf(br), one, zero), br)
-    bi_unit = np.copysign(np.where(np.isinf(bi), one, zero), bi)
-    case = finite_num & inf_den
-    special_r = np.where(case, zero * (ar * br_unit + ai * bi_unit), special_r)
-    special_i = np.where(case, zero * (ai * br_unit - ar * bi_unit), special_i)
-    # infinite numerator over a finite denominator: signed infinities
-    inf_num = np.isinf(ar) | np.isinf(ai)
-    finite_den = np.isfinite(br) & np.isfinite(bi)
-    ar_unit = np.copysign(np.where(np.isinf(ar), one, zero), ar)
-    ai_unit = np.copysign(np.where(np.isinf(ai), one, zero), ai)
-    case = inf_num & finite_den
-    special_r = np.where(case, inf * (ar_unit * br + ai_unit * bi), special_r)
-    special_i = np.where(case, inf * (ai_unit * br - ar_unit * bi), special_i)
-    # zero denominator: infinity with the sign of b's real part, times a
-    case = (br == 0) & (bi == 0) & ~(np.isnan(ar) & np.isnan(ai))
-    signed_inf = np.copysign(inf, br)
-    special_r = np.where(case, signed_inf * ar, special_r)
-    special_i = np.where(case, signed_inf * ai, special_i)
-    both_nan = np.isnan(out_r) & np.isnan(out_i)
-    out = np.empty(out_r.shape, a.dtype)
-    out.real = np.where(both_nan, special_r, out_r)
-    out.imag = np.where(both_nan, special_i, out_i)
-    return out
-
-
 def _div_impl(x, y):
     if x.dtype.kind == "c":
-        return _complex_divide(x, y)
+        return complex_numpy.divide(x, y)
     if x.dtype.kind not in "iu":
         return np.divide(x, y)
     zero = y == 0
@@ -155,9 +115,32 @@ def _pow_abstract_eval(x, y):
     return elementwise_result((x, y), shape)
 
 
+def _complex_power(x, y):
+    """XLA's complex power: |x|^c e^(-d arg x) (cos q + i sin q) with q = c arg x + d log|x|
+    (y = c + di), and its special cases: x**0 = 1, 1**y = 1, 0**c = 0 and inf**c for real
+    c >= 0. NumPy's cpow differs at many of these."""
+    x, y = np.broadcast_arrays(x, y)
+    a, b, c, d = np.real(x), np.imag(x), np.real(y), np.imag(y)
+    norm2 = a * a + b * b
+    arg = np.arctan2(b, a)
+    coeff = np.power(norm2, c * 0.5) * np.exp(-d * arg)
+    q = c * arg + d * 0.5 * np.log(norm2)
+    re, im = coeff * np.cos(q), coeff * np.sin(q)
+    zero = np.zeros((), a.dtype)
+    zero_base = (norm2 == 0) & (d == 0) & (c >= 0)
+    re = np.where(zero_base, np.where(c == 0, np.ones((), a.dtype), zero), re)
+    inf_base = (a == np.inf) & (b == 0) & (d == 0)
+    re = np.where(inf_base, np.power(a, c), re)
+    out = np.empty(x.shape, x.dtype)
+    out.real, out.imag = re, np.where(zero_base | inf_base, zero, im)
+    return np.where((y == 0) | (x == 1), np.ones((), x.dtype), out)
+
+
 def _pow_impl(x, y):
     if y.dtype != x.dtype:  # an integer exponent: XLA converts it to the base's dtype
         y = y.astype(x.dtype)
+    if x.dtype.kind == "c":
+        return _complex_power(x, y)
     return np.power(x, y)
 
 
@@ -200,7 +183,7 @@ def _integer_pow_impl(x, *, y):
     if y == 0:
         return np.ones_like(x)
     acc = _binary_powering(x, builtins.abs(y), np.multiply)
-    return np.divide(np.ones((), x.dtype), acc) if y < 0 else acc
+    return _div_impl(np.ones((), x.dtype), acc) if y < 0 else acc
 
 
 def _integer_pow_build(em, dtype, x, *, y):
@@ -239,7 +222,8 @@ def _square_lower(ctx, x):
     return ctx.builder.op1("chlo.square", [x], aval_type(ctx.avals_out[0]))
 
 
-square_p = naryop("square", NUMERIC, impl=np.square, lower=_square_lower)
+square_p = naryop("square", NUMERIC, impl=by_kind(np.square, complex_numpy.square),
+                  lower=_square_lower)
 square = unary_wrapper(square_p, "Elementwise square ``x * x``.")
 
 
@@ -254,6 +238,8 @@ def reciprocal(x):
 def _sign_impl(x):
     if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
         return np.copysign(np.sign(x), x)  # sign(-0.) is -0. as in XLA
+    if x.dtype.kind == "c":
+        return complex_numpy.sign(x)
     return np.sign(x)
 
 
@@ -270,7 +256,8 @@ sign = unary_wrapper(sign_p, """Elementwise sign: -1, 0 or 1 (``x / |x|`` for co
 
 Signed zeros and NaN are returned unchanged; unsigned integers give 0 or 1.""")
 
-abs_p = naryop("abs", SIGNED_OR_INEXACT, impl=np.abs, lower=lower_single("stablehlo.abs"),
+abs_p = naryop("abs", SIGNED_OR_INEXACT, impl=by_kind(np.abs, complex_numpy.abs),
+               lower=lower_single("stablehlo.abs"),
                result_dtype=real_dtype)
 abs = unary_wrapper(abs_p, "Elementwise absolute value; complex operands give their real "
                            "dtype. ``abs(INT_MIN)`` wraps to ``INT_MIN``.")

@@ -178,6 +178,16 @@ def via_float32(fn):
     return impl
 
 
+def by_kind(real_impl, complex_impl):
+    """A unary impl dispatching on complex operands (XLA's complex conventions)."""
+
+    def impl(x):
+        return complex_impl(x) if x.dtype.kind == "c" else real_impl(x)
+
+    impl.__name__ = getattr(real_impl, "__name__", "impl")
+    return impl
+
+
 # -- lowering helpers: one value per SSA name, all of the result's shape --
 
 class Emitter:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax.lax.naryop import (FLOATING, INEXACT, lower_composite, lower_single, naryop,
-                             via_float32)
+from xjax.lax import complex_numpy as cn
+from xjax.lax.naryop import (FLOATING, INEXACT, by_kind, lower_composite, lower_single, naryop,
+                             real_dtype, via_float32)
 from xjax.lax.rules import binary_wrapper, unary_wrapper
 
 
@@ -22,7 +23,7 @@ def _unary(name, impl, lower_op, doc, accepted=INEXACT):
 
 # -- exponentials and logarithms --
 
-exp_p, exp = _unary("exp", np.exp, "stablehlo.exponential", """Elementwise exponential
+exp_p, exp = _unary("exp", by_kind(np.exp, cn.exp), "stablehlo.exponential", """Elementwise exponential
 :math:`e^x`.
 
 Examples
@@ -35,28 +36,32 @@ Array(1., dtype=float32, weak_type=True)
 
 def _exp2_build(em, dtype, x):
     # JAX lowers exp2(x) as exp(log(2) * x)
-    log2 = em.const(np.log(2.0), _real(dtype))
+    log2 = em.const(np.log(2.0), real_dtype(dtype))
     if dtype.kind == "c":
         log2 = em.convert(log2, dtype)
     return em.op("stablehlo.exponential", [em.op("stablehlo.multiply", [log2, x], dtype)], dtype)
 
 
-def _real(dtype):
-    return {np.dtype(np.complex64): np.dtype(np.float32),
-            np.dtype(np.complex128): np.dtype(np.float64)}.get(dtype, dtype)
+def _complex_exp2(z):
+    # as JAX's lowering: exp(log(2) * z), the product taken in complex arithmetic
+    return cn.exp(cn.multiply(np.asarray(np.log(2.0), z.dtype), z))
 
 
-exp2_p, exp2 = _unary("exp2", np.exp2, lower_composite(_exp2_build),
+exp2_p, exp2 = _unary("exp2", by_kind(np.exp2, _complex_exp2), lower_composite(_exp2_build),
                       "Elementwise base-2 exponential :math:`2^x`.")
-log_p, log = _unary("log", np.log, "stablehlo.log", "Elementwise natural logarithm.")
-log1p_p, log1p = _unary("log1p", np.log1p, "stablehlo.log_plus_one",
+log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log", "Elementwise natural logarithm.")
+log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p), "stablehlo.log_plus_one",
                         "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.")
-expm1_p, expm1 = _unary("expm1", np.expm1, "stablehlo.exponential_minus_one",
+expm1_p, expm1 = _unary("expm1", by_kind(np.expm1, cn.expm1),
+                        "stablehlo.exponential_minus_one",
                         "Elementwise :math:`e^x - 1`, accurate for small ``x``.")
-tanh_p, tanh = _unary("tanh", np.tanh, "stablehlo.tanh", "Elementwise hyperbolic tangent.")
+tanh_p, tanh = _unary("tanh", by_kind(np.tanh, cn.tanh), "stablehlo.tanh",
+                      "Elementwise hyperbolic tangent.")
 
 
 def _logistic(x):
+    if x.dtype.kind == "c":
+        return cn.divide(np.ones((), x.dtype), np.ones((), x.dtype) + cn.exp(-x))
     return np.reciprocal(np.exp(np.negative(x)) + np.ones((), x.dtype))
 
 
@@ -74,31 +79,69 @@ logistic_p, logistic = _unary("logistic", via_float32(_logistic),
 
 # -- roots --
 
-sqrt_p, sqrt = _unary("sqrt", np.sqrt, "stablehlo.sqrt", "Elementwise square root.")
+sqrt_p, sqrt = _unary("sqrt", by_kind(np.sqrt, cn.sqrt), "stablehlo.sqrt",
+                      "Elementwise square root.")
 
 
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
 
-rsqrt_p, rsqrt = _unary("rsqrt", via_float32(_rsqrt), "stablehlo.rsqrt",
+rsqrt_p, rsqrt = _unary("rsqrt", by_kind(via_float32(_rsqrt), cn.rsqrt), "stablehlo.rsqrt",
                         "Elementwise reciprocal square root :math:`1 / \\sqrt{x}`.")
 cbrt_p, cbrt = _unary("cbrt", np.cbrt, "stablehlo.cbrt", "Elementwise cube root.",
                       accepted=FLOATING)
 
 # -- trigonometry --
 
-sin_p, sin = _unary("sin", np.sin, "stablehlo.sine", "Elementwise sine.")
-cos_p, cos = _unary("cos", np.cos, "stablehlo.cosine", "Elementwise cosine.")
-tan_p, tan = _unary("tan", np.tan, "stablehlo.tan", "Elementwise tangent.")
-asin_p, asin = _unary("asin", np.arcsin, "chlo.asin", "Elementwise arc sine.")
-acos_p, acos = _unary("acos", np.arccos, "chlo.acos", "Elementwise arc cosine.")
+def _sin_cos_build(is_sin):
+    """JAX's lowering of complex sin/cos through sinh and cosh of the imaginary part (built
+    from expm1); real operands use the StableHLO op."""
+
+    def build(em, dtype, z):
+        if dtype.kind != "c":
+            return em.op("stablehlo.sine" if is_sin else "stablehlo.cosine", [z], dtype)
+        part = real_dtype(dtype)
+
+        def op(name, *args):
+            return em.op(f"stablehlo.{name}", list(args), part)
+
+        a, b = op("real", z), op("imag", z)
+        a_is_zero = em.compare(a, em.const(0, part), "EQ", "FLOAT")
+        sin_a, cos_a = op("sine", a), op("cosine", a)
+        up, down = op("exponential_minus_one", b), op("exponential_minus_one", op("negate", b))
+        two = em.const(2, part)
+        sinh_b = op("divide", op("subtract", up, down), two)
+        cosh_b = op("divide", op("add", op("add", up, down), two), two)
+        zero = em.const(0, part)
+        if is_sin:
+            re, im = op("multiply", sin_a, cosh_b), op("multiply", cos_a, sinh_b)
+            special = em.op("stablehlo.complex", [zero, im], dtype)
+        else:
+            re, im = op("multiply", cos_a, cosh_b), op("multiply", op("negate", sin_a), sinh_b)
+            special = em.op("stablehlo.complex", [re, zero], dtype)
+        general = em.op("stablehlo.complex", [re, im], dtype)
+        return em.select(a_is_zero, special, general, dtype)
+
+    return lower_composite(build)
+
+
+sin_p, sin = _unary("sin", by_kind(np.sin, cn.sin), _sin_cos_build(True), "Elementwise sine.")
+cos_p, cos = _unary("cos", by_kind(np.cos, cn.cos), _sin_cos_build(False),
+                    "Elementwise cosine.")
+tan_p, tan = _unary("tan", by_kind(np.tan, cn.tan), "stablehlo.tan", "Elementwise tangent.")
+asin_p, asin = _unary("asin", by_kind(np.arcsin, cn.asin), "chlo.asin",
+                      "Elementwise arc sine.")
+acos_p, acos = _unary("acos", by_kind(np.arccos, cn.acos), "chlo.acos",
+                      "Elementwise arc cosine.")
 atan_p, atan = _unary("atan", np.arctan, "chlo.atan", "Elementwise arc tangent.")
-sinh_p, sinh = _unary("sinh", np.sinh, "chlo.sinh", "Elementwise hyperbolic sine.")
-cosh_p, cosh = _unary("cosh", np.cosh, "chlo.cosh", "Elementwise hyperbolic cosine.")
-asinh_p, asinh = _unary("asinh", np.arcsinh, "chlo.asinh",
+sinh_p, sinh = _unary("sinh", by_kind(np.sinh, cn.sinh), "chlo.sinh",
+                      "Elementwise hyperbolic sine.")
+cosh_p, cosh = _unary("cosh", by_kind(np.cosh, cn.cosh), "chlo.cosh",
+                      "Elementwise hyperbolic cosine.")
+asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), "chlo.asinh",
                         "Elementwise inverse hyperbolic sine.")
-acosh_p, acosh = _unary("acosh", np.arccosh, "chlo.acosh",
+acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), "chlo.acosh",
                         "Elementwise inverse hyperbolic cosine.")
 atanh_p, atanh = _unary("atanh", np.arctanh, "chlo.atanh",
                         "Elementwise inverse hyperbolic tangent.")
@@ -107,8 +150,11 @@ atanh_p, atanh = _unary("atanh", np.arctanh, "chlo.atanh",
 def _atan2_impl(y, x):
     if y.dtype.kind != "c":
         return np.arctan2(y, x)
-    # XLA's complex atan2: -i * log((x + i y) / sqrt(x^2 + y^2))
-    return -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))
+    # XLA's complex atan2: -i * log((x + i y) / sqrt(x^2 + y^2)), in XLA's complex arithmetic
+    unit = np.asarray(1j, y.dtype)
+    squares = cn.multiply(x, x) + cn.multiply(y, y)
+    quotient = cn.divide(x + cn.multiply(unit, y), cn.sqrt(squares))
+    return cn.multiply(-unit, cn.log(quotient))
 
 
 atan2_p = naryop("atan2", INEXACT, impl=_atan2_impl, lower=lower_single("stablehlo.atan2"))

@@ -77,6 +77,9 @@ def with_specials(rng, shapes, dtype):
                 specials = np.concatenate([specials, np.array([-1], dtype)])
         mask = rng.random(flat.shape) < 0.4
         flat[mask] = rng.choice(specials, size=int(mask.sum()))
+        if dtypes.is_complex(dtype):  # specials in imaginary parts too
+            mask = rng.random(flat.shape) < 0.3
+            flat[mask] = flat[mask].real + 1j * rng.choice(specials.real, size=int(mask.sum()))
         out.append(flat.reshape(shape))
     return out
 
