@@ -14,8 +14,9 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
-from xjax.lax.rules import (BATCH_TODO, JVP_TODO, NUMERIC, TRANSPOSE_TODO, check_dtype,
-                            to_operand)
+from xjax.lax.ad_rules import Zero, get_aval, jvp_by_parts, transpose_by_parts
+from xjax.lax.rules import BATCH_TODO, NUMERIC, check_dtype, to_operand
+from xjax.lax.ad_helpers import late_rule
 from xjax.lowering.stablehlo import aval_type, i64_array
 
 
@@ -225,9 +226,118 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
                            attrs)
 
 
+# -- derivatives: bilinear; each transpose is another convolution --
+
+def _conv_jvp_lhs(t, ans, lhs, rhs, **params):
+    return conv_general_dilated_p.bind(t, rhs, **params)
+
+
+def _conv_jvp_rhs(t, ans, lhs, rhs, **params):
+    return conv_general_dilated_p.bind(lhs, t, **params)
+
+
+def _swap_first_two(spec):
+    return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _split_axis(x, axis, size):
+    """Reshape dimension ``axis`` into ``(size, rest)``."""
+    from xjax.lax.shape import reshape
+    shape = list(x.shape)
+    shape[axis:axis + 1] = [size, shape[axis] // size]
+    return reshape(x, shape)
+
+
+def _merge_axis(x, src, dst):
+    """Fold dimension ``src`` into dimension ``dst`` (numbered without ``src``) as its major
+    part."""
+    from xjax.lax.shape import reshape
+    order = [d for d in range(x.ndim) if d != src]
+    order.insert(dst, src)
+    shape = [s for d, s in enumerate(x.shape) if d != src]
+    shape[dst] *= x.shape[src]
+    return reshape(x, shape, order)
+
+
+def _spatial(shape, spec):
+    return [shape[d] for d in spec[2:]]
+
+
+def _cast(x, dtype):
+    if x.dtype == dtype:
+        return x
+    from xjax.lax.convert import convert_element_type
+    return convert_element_type(x, dtype)
+
+
+def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type):
+    """A convolution of ``ct`` with the spatially reversed kernel, its in/out features
+    swapped: strides become lhs dilation and lhs dilation becomes strides."""
+    from xjax.lax.shape import rev
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape, rhs_shape, ct_shape = lhs.aval.shape, get_aval(rhs).shape, get_aval(ct).shape
+    kernel, groups = rhs, max(feature_group_count, batch_group_count)
+    if groups > 1:  # each group's output features become that group's input features
+        kernel = _merge_axis(_split_axis(kernel, rhs_spec[0], groups), rhs_spec[0],
+                             rhs_spec[1])
+    pads = []
+    for size, window, out, stride, (low, _), l_dil, r_dil in zip(
+            _spatial(lhs_shape, lhs_spec), _spatial(rhs_shape, rhs_spec),
+            _spatial(ct_shape, out_spec), window_strides, padding, lhs_dilation, rhs_dilation,
+            strict=True):
+        before = _dilated(window, r_dil) - low - 1
+        after = _dilated(size, l_dil) + _dilated(window, r_dil) - 1 - _dilated(out, stride) \
+            - before
+        pads.append((before, after))
+    kernel = _cast(rev(kernel, tuple(rhs_spec[2:])), ct.dtype)
+    out = conv_general_dilated(
+        ct, kernel, window_strides=lhs_dilation, padding=pads, lhs_dilation=window_strides,
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=ConvDimensionNumbers(out_spec, _swap_first_two(rhs_spec), lhs_spec),
+        feature_group_count=groups, batch_group_count=1, precision=precision,
+        preferred_element_type=preferred_element_type)
+    out = _cast(out, lhs.aval.dtype)
+    if batch_group_count > 1:  # the groups' features go back to the batch
+        out = _merge_axis(_split_axis(out, lhs_spec[1], batch_group_count), lhs_spec[1],
+                          lhs_spec[0])
+    return out
+
+
+def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type):
+    """A convolution of ``lhs`` with ``ct`` as the kernel, batch and features swapped:
+    strides become rhs dilation; feature groups become batch groups and back."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape, rhs_shape, ct_shape = get_aval(lhs).shape, rhs.aval.shape, get_aval(ct).shape
+    if np.prod(ct_shape) == 0:
+        return Zero(rhs.aval)
+    pads = []
+    for size, window, out, stride, (low, _), l_dil, r_dil in zip(
+            _spatial(lhs_shape, lhs_spec), _spatial(rhs_shape, rhs_spec),
+            _spatial(ct_shape, out_spec), window_strides, padding, lhs_dilation, rhs_dilation,
+            strict=True):
+        high = _dilated(out, stride) - _dilated(size, l_dil) + _dilated(window, r_dil) - low - 1
+        pads.append((low, high))
+    out = conv_general_dilated(
+        _cast(lhs, ct.dtype), ct, window_strides=rhs_dilation, padding=pads,
+        lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
+        dimension_numbers=ConvDimensionNumbers(_swap_first_two(lhs_spec),
+                                               _swap_first_two(out_spec),
+                                               _swap_first_two(rhs_spec)),
+        feature_group_count=batch_group_count, batch_group_count=feature_group_count,
+        precision=precision, preferred_element_type=preferred_element_type)
+    return _cast(out, rhs.aval.dtype)
+
+
 conv_general_dilated_p = Primitive(
     "conv_general_dilated", abstract_eval=_conv_abstract_eval, impl=_conv_impl,
-    lower=_conv_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    lower=_conv_lower,
+    jvp=late_rule(lambda p: jvp_by_parts(p, _conv_jvp_lhs, _conv_jvp_rhs),
+                  "conv_general_dilated"),
+    transpose=transpose_by_parts(_conv_transpose_lhs, _conv_transpose_rhs), batch=BATCH_TODO)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,

@@ -13,10 +13,12 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import Primitive
+from xjax.core.primitive import NONLINEAR, Primitive, registry
+from xjax.lax.ad_helpers import linear_jvp_of
+from xjax.lax.ad_rules import Zero, transpose_by_parts
 from xjax.lax.reduce import accumulation_dtype, combiner_body, max_identity, min_identity
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
-from xjax.lax.shape import as_operand
+from xjax.lax.rules import BATCH_TODO
+from xjax.lax.shape import as_operand, concatenate, pad, rev, scalar_constant
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
 
@@ -94,12 +96,115 @@ def _window_lower(kind, identity):
     return lower
 
 
-def _cumulative(name, np_accumulate, kind, identity, *, floats_only=False, wide=True):
+# -- derivatives: the tangent by a parallel prefix scan over (value, tangent) pairs, whose
+# combining steps apply the product rule (as JAX differentiates its associative scan) --
+
+def _interleave(evens, odds, axis):
+    """``evens[0], odds[0], evens[1], ...`` along ``axis`` (``evens`` as long as ``odds``
+    or one longer)."""
+    from xjax.lax.elementwise import add
+    n_evens, n_odds = evens.shape[axis], odds.shape[axis]
+    even_config = [(0, 0, 0)] * evens.ndim
+    odd_config = [(0, 0, 0)] * odds.ndim
+    even_config[axis] = (0, 1 if n_evens == n_odds else 0, 1)
+    odd_config[axis] = (1, 0 if n_evens == n_odds else 1, 1)
+    return add(pad(evens, scalar_constant(0, evens.dtype), tuple(even_config)),
+               pad(odds, scalar_constant(0, odds.dtype), tuple(odd_config)))
+
+
+def _prefix_scan(combine, elems, axis):
+    """Inclusive scan of the list of arrays ``elems`` along ``axis``: combine neighbours
+    pairwise, scan those recursively (the odd positions), then fill in the even ones."""
+    from xjax.lax.slicing import slice_in_dim
+    n = elems[0].shape[axis]
+    if n < 2:
+        return elems
+
+    def take(start, stop=None, stride=1):
+        return [slice_in_dim(e, start, stop, stride, axis) for e in elems]
+
+    odds = _prefix_scan(combine, combine(take(0, -1, 2), take(1, None, 2)), axis)
+    if n % 2 == 0:
+        evens = combine([slice_in_dim(e, 0, -1, 1, axis) for e in odds], take(2, None, 2))
+    else:
+        evens = combine(odds, take(2, None, 2))
+    firsts = take(0, 1)
+    evens = [concatenate([f, e], axis) if e.shape[axis] else f
+             for f, e in zip(firsts, evens, strict=True)]
+    return [_interleave(e, o, axis) for e, o in zip(evens, odds, strict=True)]
+
+
+def _mul_pairs(a, b):
+    from xjax.lax.elementwise import add, mul
+    (x, tx), (y, ty) = a, b
+    return [mul(x, y), add(mul(tx, y), mul(x, ty))]
+
+
+def _extremum_pairs(pick):
+    """max/min of pairs; at a tie each tangent gets half, as JAX's max/min rules do."""
+
+    def combine(a, b):
+        from xjax import lax
+        (x, tx), (y, ty) = a, b
+        out = pick(x, y)
+        one, two = scalar_constant(1, x.dtype), scalar_constant(2, x.dtype)
+        zero = scalar_constant(0, x.dtype)
+        x_wins, y_wins = lax.eq(x, out), lax.eq(y, out)
+        x_share = lax.div(lax.select_n(x_wins, lax.full_like(x, zero), lax.full_like(x, one)),
+                          lax.select_n(y_wins, lax.full_like(x, one), lax.full_like(x, two)))
+        y_share = lax.div(lax.select_n(y_wins, lax.full_like(x, zero), lax.full_like(x, one)),
+                          lax.select_n(x_wins, lax.full_like(x, one), lax.full_like(x, two)))
+        return [out, lax.add(lax.mul(tx, x_share), lax.mul(ty, y_share))]
+
+    return combine
+
+
+def _logaddexp_pairs(a, b):
+    """log(exp(x) + exp(y)) as the lowering computes it; tangents weighted by
+    exp(x - out) and exp(y - out), with +inf read as 0 there (JAX's rule)."""
+    from xjax import lax
+    (x, tx), (y, ty) = a, b
+    delta = lax.sub(x, y)
+    regular = lax.add(lax.max(x, y), lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    out = lax.select_n(lax.ne(delta, delta), regular, lax.add(x, y))
+
+    def finite(v):
+        inf = lax.full_like(v, np.inf)
+        return lax.select_n(lax.eq(v, inf), v, lax.full_like(v, 0))
+
+    weight_x = lax.exp(lax.sub(finite(x), finite(out)))
+    weight_y = lax.exp(lax.sub(finite(y), finite(out)))
+    return [out, lax.add(lax.mul(tx, weight_x), lax.mul(ty, weight_y))]
+
+
+def _scan_jvp(name, combine):
+    """The jvp of a cumulative reduction: the primitive for the value, the scan of
+    ``combine`` (on ``[value, tangent]`` pairs) for the tangent."""
+
+    def jvp(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        ans = registry[name].bind(x, axis=axis, reverse=reverse)
+        if type(t) is Zero:
+            return ans, Zero(t.aval)
+        if reverse:
+            x, t = rev(x, (axis,)), rev(t, (axis,))
+        _, t_out = _prefix_scan(combine, [x, t], axis)
+        return ans, rev(t_out, (axis,)) if reverse else t_out
+
+    return jvp
+
+
+def _cumsum_transpose(ct, x, *, axis, reverse):
+    return cumsum(ct, axis, not reverse)
+
+
+def _cumulative(name, np_accumulate, kind, identity, *, jvp, transpose, floats_only=False,
+                wide=True):
     prim = Primitive(
         name, abstract_eval=lambda x, *, axis, reverse: _cumulative_abstract_eval(
             name, floats_only, x, axis, reverse),
         impl=_accumulate(np_accumulate, wide),
-        lower=_window_lower(kind, identity), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+        lower=_window_lower(kind, identity), jvp=jvp, transpose=transpose,
         batch=BATCH_TODO)
 
     def wrapper(operand, axis: int = 0, reverse: bool = False):
@@ -109,21 +214,36 @@ def _cumulative(name, np_accumulate, kind, identity, *, floats_only=False, wide=
     return prim, wrapper
 
 
+def _max(x, y):
+    from xjax.lax.elementwise import max as max_op
+    return max_op(x, y)
+
+
+def _min(x, y):
+    from xjax.lax.elementwise import min as min_op
+    return min_op(x, y)
+
+
 cumsum_p, cumsum = _cumulative(
     "cumsum", lambda x, axis: np.cumsum(x, axis, dtype=x.dtype),
-    "add", lambda dtype: np.zeros((), dtype))
+    "add", lambda dtype: np.zeros((), dtype), jvp=linear_jvp_of("cumsum"),
+    transpose=transpose_by_parts(_cumsum_transpose))
 cumprod_p, cumprod = _cumulative(
     "cumprod", lambda x, axis: np.cumprod(x, axis, dtype=x.dtype),
-    "mul", lambda dtype: np.ones((), dtype))
+    "mul", lambda dtype: np.ones((), dtype), jvp=_scan_jvp("cumprod", _mul_pairs),
+    transpose=NONLINEAR)
 cummax_p, cummax = _cumulative(
     "cummax", lambda x, axis: np.maximum.accumulate(x, axis),
-    "max", max_identity, wide=False)
+    "max", max_identity, wide=False, jvp=_scan_jvp("cummax", _extremum_pairs(_max)),
+    transpose=NONLINEAR)
 cummin_p, cummin = _cumulative(
     "cummin", lambda x, axis: np.minimum.accumulate(x, axis),
-    "min", min_identity, wide=False)
+    "min", min_identity, wide=False, jvp=_scan_jvp("cummin", _extremum_pairs(_min)),
+    transpose=NONLINEAR)
 cumlogsumexp_p, cumlogsumexp = _cumulative(
     "cumlogsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis), "logaddexp",
-    max_identity, floats_only=True)
+    max_identity, floats_only=True, jvp=_scan_jvp("cumlogsumexp", _logaddexp_pairs),
+    transpose=NONLINEAR)
 
 for _fn, _what in ((cumsum, "sum"), (cumprod, "product"), (cummax, "maximum"),
                    (cummin, "minimum"), (cumlogsumexp, "log-sum-exp")):

@@ -17,8 +17,10 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
-from xjax.lax.shape import as_operand, index_tuple
+from xjax.lax.ad_helpers import late_rule, operand_aval
+from xjax.lax.ad_rules import jvp_by_parts, transpose_by_parts
+from xjax.lax.rules import BATCH_TODO
+from xjax.lax.shape import as_operand, index_tuple, transpose
 from xjax.lowering.stablehlo import aval_type
 
 
@@ -240,9 +242,65 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred
     return b.op1("stablehlo.dot_general", [lhs, rhs], aval_type(out_aval), attrs)
 
 
+# -- derivatives: bilinear --
+
+def _dot_jvp_lhs(t, ans, lhs, rhs, **params):
+    return dot_general_p.bind(t, rhs, **params)
+
+
+def _dot_jvp_rhs(t, ans, lhs, rhs, **params):
+    return dot_general_p.bind(lhs, t, **params)
+
+
+def _free_dims(ndim, contracting, batch):
+    return [d for d in range(ndim) if d not in contracting and d not in batch]
+
+
+def _contract_ct(ct, other, x_aval, x_dims, other_dims, x_first, params):
+    """The cotangent of one operand ``x`` of a dot_general whose other operand is
+    ``other``: contract ``ct``'s dims of ``other``'s free dims with them, keep the batch
+    dims paired, then put the result's dims in ``x``'s order (and dtype)."""
+    x_contract, x_batch = x_dims
+    other_contract, other_batch = other_dims
+    n_batch = len(x_batch)
+    n_x_free = len(_free_dims(x_aval.ndim, x_contract, x_batch))
+    other_free = _free_dims(operand_aval(other).ndim, other_contract, other_batch)
+    # ct: batch dims, then lhs free dims, then rhs free dims
+    if x_first:
+        ct_other = list(range(n_batch + n_x_free, n_batch + n_x_free + len(other_free)))
+    else:
+        ct_other = list(range(n_batch, n_batch + len(other_free)))
+    dims = ((tuple(ct_other), tuple(other_free)), (tuple(range(n_batch)), tuple(other_batch)))
+    out = dot_general(ct, other, dims, precision=params["precision"],
+                      preferred_element_type=params["preferred_element_type"])
+    # out: batch dims, ct's dims of x's free dims, then other's contracting dims ascending
+    pairs = sorted(zip(other_contract, x_contract, strict=True))
+    as_x_dims = list(x_batch) + _free_dims(x_aval.ndim, x_contract, x_batch) + \
+        [x_dim for _, x_dim in pairs]
+    permutation = tuple(int(i) for i in np.argsort(as_x_dims))
+    if permutation != tuple(range(len(permutation))):
+        out = transpose(out, permutation)
+    if out.dtype != x_aval.dtype:
+        from xjax.lax.convert import convert_element_type
+        out = convert_element_type(out, x_aval.dtype)
+    return out
+
+
+def _dot_transpose_lhs(ct, lhs, rhs, *, dimension_numbers, **params):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return _contract_ct(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True, params)
+
+
+def _dot_transpose_rhs(ct, lhs, rhs, *, dimension_numbers, **params):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return _contract_ct(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False, params)
+
+
 dot_general_p = Primitive(
     "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
-    lower=_dot_general_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
+    lower=_dot_general_lower,
+    jvp=late_rule(lambda p: jvp_by_parts(p, _dot_jvp_lhs, _dot_jvp_rhs), "dot_general"),
+    transpose=transpose_by_parts(_dot_transpose_lhs, _dot_transpose_rhs), batch=BATCH_TODO,
     # JAX prints neither unset precision/preferred type nor the sharding.
     hidden_params=("out_sharding", "precision", "preferred_element_type"))
 

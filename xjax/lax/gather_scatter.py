@@ -18,10 +18,13 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var
-from xjax.core.primitive import Primitive, registry
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.core.primitive import NONLINEAR, Primitive, registry
+from xjax.lax.ad_helpers import late_rule, linear_jvp_of, operand_aval
+from xjax.lax.ad_rules import Zero, add_tangents, instantiate, is_undefined, jvp_by_parts
+from xjax.lax.gather_scatter_shapes import check_scatter, gather_shape, scatter_window_shape
 from xjax.lax.reduce import combiner_body
-from xjax.lax.shape import as_operand, canonicalize_shape
+from xjax.lax.rules import BATCH_TODO
+from xjax.lax.shape import as_operand, canonicalize_shape, full
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
 
@@ -109,84 +112,6 @@ def _tuples(dnums, cls):
     return cls(*(tuple(int(d) for d in field) for field in dnums))
 
 
-# -- shared checks (messages as JAX's, which follow XLA's shape inference) --
-
-def _is_sorted(dims, op_name, name):
-    if list(dims) != sorted(dims):
-        raise TypeError(f"{name} in {op_name} op must be sorted; got {dims}")
-
-
-def _no_duplicate_dims(dims, op_name, name):
-    if len(set(dims)) != len(dims):
-        raise TypeError(f"{name} in {op_name} op must not repeat; got: {dims}.")
-
-
-def _sorted_dims_in_range(dims, rank, op_name, name):
-    if dims and (dims[0] < 0 or dims[-1] >= rank):
-        bad = dims[0] if dims[0] < 0 else dims[-1]
-        raise TypeError(f"Invalid {name} set in {op_name} op; valid range is [0, {rank}); "
-                        f"got: {bad}.")
-
-
-def _dims_in_range(dims, rank, op_name, name):
-    for d in dims:
-        if not 0 <= d < rank:
-            raise TypeError(f"Invalid {name} set in {op_name} op; valid range is [0, {rank}); "
-                            f"got: {d}.")
-
-
-def _disjoint_dims(dims1, dims2, op_name, name1, name2):
-    if set(dims1) & set(dims2):
-        raise TypeError(f"{name1} and {name2} in {op_name} op must be disjoint; got: {dims1} "
-                        f"and {dims2}.")
-
-
-def _check_operand_batching(op, operand, operand_dims):
-    _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
-    _is_sorted(operand_dims, op, "operand_batching_dims")
-    _sorted_dims_in_range(operand_dims, operand.ndim, op, "operand_batching_dims")
-
-
-def _check_indices_batching(op, operand, indices, operand_dims, indices_dims, indices_name):
-    cap = op.capitalize()
-    _no_duplicate_dims(indices_dims, op, indices_name)
-    _dims_in_range(indices_dims, indices.ndim, op, indices_name)
-    if indices.ndim - 1 in indices_dims:
-        raise TypeError(f"{cap} op cannot have the index vector dimension as a batching "
-                        f"dimension; got {indices_dims}.")
-    if len(operand_dims) != len(indices_dims):
-        sep = "" if op == "gather" else " "
-        raise TypeError(f"{cap} op requires equal numbers of operand_batching_dims and "
-                        f"{indices_name}, got {operand_dims} and{sep}{indices_dims}.")
-    operand_batch = tuple(operand.shape[d] for d in operand_dims)
-    indices_batch = tuple(indices.shape[d] for d in indices_dims)
-    if operand_batch != indices_batch:
-        raise TypeError(f"{cap} op requires operand batching dimensions and indices batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{indices_batch}.")
-    return operand_batch
-
-
-def _check_index_dtype(indices):
-    if not dtypes.is_integer(indices.dtype):
-        raise ValueError("indices must have an integer type")
-
-
-def _check_index_map(op, operand, indices, index_map, name):
-    if len(index_map) != indices.shape[-1]:
-        dim = indices.ndim - 1
-        end = "." if op == "gather" else ""
-        raise TypeError(f"{op.capitalize()} op has {len(index_map)} elements in {name} and the "
-                        f"bound of dimension index_vector_dim={dim} of indices is "
-                        f"{indices.shape[-1]}. These two numbers must be equal{end}")
-    for i, d in enumerate(index_map):
-        if not 0 <= d < operand.ndim:
-            what = "start_index_map" if op == "gather" else \
-                "scatter_dims_to_operand_dims mapping"
-            raise TypeError(f"Invalid {what}; domain is [0, {operand.ndim}), got: {i}->{d}.")
-    _no_duplicate_dims(index_map, op, name)
-
-
 # -- the common NumPy core: window starts of every index vector --
 
 def _window_starts(operand_shape, indices, index_map, operand_batching_dims,
@@ -246,65 +171,8 @@ def default_fill_value(dtype):
 
 def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
                           indices_are_sorted, mode, fill_value):
-    _check_index_dtype(indices)
-    dn = dimension_numbers
-    if indices.ndim < 1:
-        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {indices.ndim} and gather index leaf dimension "
-                        "is -1.")
-    _is_sorted(dn.offset_dims, "gather", "offset_dims")
-    _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
-    out_rank = len(dn.offset_dims) + indices.ndim - 1
-    for i, d in enumerate(dn.offset_dims):
-        if not 0 <= d < out_rank:
-            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
-                            f"should have been in [0, {out_rank})")
-    _check_index_map("gather", operand, indices, dn.start_index_map, "start_index_map")
-    _is_sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
-    _sorted_dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather",
-                          "collapsed_slice_dims")
-    _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
-    _check_operand_batching("gather", operand, dn.operand_batching_dims)
-    _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
-                   "collapsed_slice_dims", "operand_batching_dims")
-    _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather",
-                   "start_index_map", "operand_batching_dims")
-    _check_indices_batching("gather", operand, indices, dn.operand_batching_dims,
-                            dn.start_indices_batching_dims, "start_indices_batching_dims")
-    if operand.ndim != len(slice_sizes):
-        raise TypeError("Gather op must have one slice size for every input dimension; got: "
-                        f"len(slice_sizes)={len(slice_sizes)}, "
-                        f"input_shape.rank={operand.ndim}")
-    dropped = len(dn.collapsed_slice_dims) + len(dn.operand_batching_dims)
-    if len(slice_sizes) != len(dn.offset_dims) + dropped:
-        raise TypeError("All components of the offset index in a gather op must either be a "
-                        "offset dimension or explicitly collapsed/batching; got "
-                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
-                        f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
-                        f"operand_batching_dims={dn.operand_batching_dims}.")
-    if indices.size:
-        for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
-            if not 0 <= size <= bound:
-                raise TypeError(f"Slice size at index {i} in gather op is out of range, must "
-                                f"be within [0, {bound} + 1), got {size}.")
-    for i, d in enumerate(dn.collapsed_slice_dims):
-        if slice_sizes[d] != 1:
-            raise TypeError("Gather op can only collapse slice dims with bound 1, but bound "
-                            f"is {slice_sizes[d]} for index {d} at position {i}.")
-    for i, d in enumerate(dn.operand_batching_dims):
-        if slice_sizes[d] > 1:
-            raise TypeError("Gather op can only have operand batching dims with bound 0/1, "
-                            f"but bound is {slice_sizes[d]} for index {d} at position {i}.")
-    return ShapedArray(_gather_shape(indices.shape, dn, slice_sizes), operand.dtype,
-                       operand.weak_type)
-
-
-def _gather_shape(indices_shape, dn, slice_sizes):
-    batch = iter(indices_shape[:-1])
-    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
-    offsets = iter(s for d, s in enumerate(slice_sizes) if d not in dropped)
-    out_rank = len(dn.offset_dims) + len(indices_shape) - 1
-    return tuple(next(offsets) if d in dn.offset_dims else next(batch) for d in range(out_rank))
+    shape = gather_shape(operand, indices, dimension_numbers, slice_sizes)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
 def _batch_dims_in_output(out_rank, offset_dims):
@@ -422,9 +290,33 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, uniq
     return b.op1("stablehlo.select", [mask, out, fill], aval_type(out_aval))
 
 
+def _gather_jvp_operand(t, ans, operand, indices, *, dimension_numbers, slice_sizes,
+                        unique_indices, indices_are_sorted, mode, fill_value):
+    """The same gather of the tangent; filled windows have a zero tangent."""
+    return gather(t, indices, dimension_numbers, slice_sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=0)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                      indices_are_sorted, mode, fill_value):
+    """Scatter-add ``ct`` into zeros at the windows the gather read."""
+    dn = dimension_numbers
+    if type(ct) is Zero:
+        return [Zero(operand.aval), None]
+    scatter_dnums = ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+    zeros = full(operand.aval.shape, 0, operand.aval.dtype)
+    return [scatter_add(zeros, indices, ct, scatter_dnums, indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode), None]
+
+
 gather_p = Primitive("gather", abstract_eval=_gather_abstract_eval, impl=_gather_impl,
-                     lower=_gather_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                     batch=BATCH_TODO)
+                     lower=_gather_lower,
+                     jvp=late_rule(lambda p: jvp_by_parts(p, _gather_jvp_operand, None), "gather"),
+                     transpose=_gather_transpose, batch=BATCH_TODO)
 
 
 def _hashable_fill(fill_value):
@@ -484,74 +376,15 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 
 # -- scatter --
 
-def _scatter_window_shape(operand_shape, updates_shape, dn):
-    """The window in operand coordinates: 1 in inserted and batching dims."""
-    sizes = iter(updates_shape[d] for d in dn.update_window_dims)
-    skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    return tuple(1 if d in skipped else next(sizes) for d in range(len(operand_shape)))
-
-
 def _scatter_abstract_eval(operand, indices, updates, dn):
-    _check_index_dtype(indices)
-    if operand.dtype != updates.dtype:
-        raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
-                        f"{operand.dtype.name}, {updates.dtype.name}.")
-    if indices.ndim < 1:
-        raise TypeError("Scatter index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {indices.ndim} and scatter index leaf dimension "
-                        "is -1.")
-    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
-    if updates.ndim != expected_rank:
-        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
-    for dims, rank, label in ((dn.update_window_dims, updates.ndim, "update_window_dims"),
-                              (dn.inserted_window_dims, operand.ndim, "inserted_window_dims")):
-        _is_sorted(dims, "scatter", label)
-        _no_duplicate_dims(dims, "scatter", label)
-        _sorted_dims_in_range(dims, rank, "scatter", label)
-    _is_sorted(dn.operand_batching_dims, "scatter", "operand_batching_dims")
-    _check_operand_batching("scatter", operand, dn.operand_batching_dims)
-    _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
-                   "inserted_window_dims", "operand_batching_dims")
-    _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
-                   "scatter_dims_to_operand_dims", "operand_batching_dims")
-    operand_batch = _check_indices_batching(
-        "scatter", operand, indices, dn.operand_batching_dims,
-        dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
-    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
-    updates_batch = tuple(updates.shape[scatter_dims[d]]
-                          for d in dn.scatter_indices_batching_dims if d < len(scatter_dims))
-    if dn.operand_batching_dims and operand_batch != updates_batch:
-        raise TypeError("Scatter op requires operand batching dimensions and updates batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{updates_batch}.")
-    window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
-                   + len(dn.operand_batching_dims))
-    if operand.ndim != window_size:
-        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
-                        f"of rank {operand.ndim}.")
-    _check_index_map("scatter", operand, indices, dn.scatter_dims_to_operand_dims,
-                     "scatter_dims_to_operand_dims")
-    skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    max_sizes = [s for d, s in enumerate(operand.shape) if d not in skipped]
-    for bound, d in zip(max_sizes, dn.update_window_dims, strict=True):
-        if bound < updates.shape[d]:
-            raise TypeError("Bounds of the window dimensions of updates must not exceed the "
-                            "bounds of the corresponding dimensions of operand. For dimension "
-                            f"{d}, updates bound is {updates.shape[d]}, operand bound is "
-                            f"{bound}.")
-    for i, d in enumerate(scatter_dims):
-        if updates.shape[d] != indices.shape[i]:
-            raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
-                            "the bounds of the corresponding dimensions of scatter indices. "
-                            f"For scatter dimension {d}, updates bound is {updates.shape[d]}, "
-                            f"indices bound is {indices.shape[i]}.")
+    check_scatter(operand, indices, updates, dn)
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
 def _scatter_impl(combine, operand, indices, updates, dn, mode):
     """``operand`` with ``updates`` combined in; ``combine`` is None (replace) or a ufunc."""
     operand, updates = np.asarray(operand), np.asarray(updates)
-    window = _scatter_window_shape(operand.shape, updates.shape, dn)
+    window = scatter_window_shape(operand.shape, updates.shape, dn)
     starts = _window_starts(operand.shape, indices, dn.scatter_dims_to_operand_dims,
                             dn.operand_batching_dims, dn.scatter_indices_batching_dims)
     if mode == GatherScatterMode.CLIP:
@@ -585,7 +418,7 @@ def _combine_scalar(combine, out, values):
 def _clamped_indices(ctx, indices, dn):
     """CLIP mode: indices clamped so every window fits (in the indices' own dtype)."""
     operand_aval, index_aval, updates_aval = ctx.avals_in
-    window = _scatter_window_shape(operand_aval.shape, updates_aval.shape, dn)
+    window = scatter_window_shape(operand_aval.shape, updates_aval.shape, dn)
     top = int(dtypes.iinfo(index_aval.dtype).max)
     upper = [min(operand_aval.shape[d] - window[d], top) for d in dn.scatter_dims_to_operand_dims]
     b = ctx.builder
@@ -651,7 +484,7 @@ def _update_jaxpr(combiner: str | None, dtype):
     return jaxpr
 
 
-def _scatter_family(name, combiner, ufunc, kind, bool_ok):
+def _scatter_family(name, combiner, ufunc, kind, bool_ok, jvp, transpose):
     """A scatter primitive and its wrapper. ``combiner`` names the lax primitive of the
     update computation; ``ufunc`` combines in NumPy; ``kind`` in StableHLO."""
 
@@ -668,7 +501,7 @@ def _scatter_family(name, combiner, ufunc, kind, bool_ok):
         return _scatter_impl(ufunc, operand, indices, updates, dimension_numbers, mode)
 
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl,
-                     lower=_scatter_lowering(kind), jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                     lower=_scatter_lowering(kind), jvp=jvp, transpose=transpose,
                      batch=BATCH_TODO)
 
     def wrapper(operand, scatter_indices, updates, dimension_numbers, *,
@@ -686,12 +519,204 @@ def _scatter_family(name, combiner, ufunc, kind, bool_ok):
     return prim, wrapper
 
 
-scatter_p, scatter = _scatter_family("scatter", None, None, None, True)
-scatter_add_p, scatter_add = _scatter_family("scatter-add", "add", np.add, "add", False)
-scatter_sub_p, scatter_sub = _scatter_family("scatter-sub", "sub", np.subtract, "sub", False)
-scatter_mul_p, scatter_mul = _scatter_family("scatter-mul", "mul", np.multiply, "mul", False)
-scatter_min_p, scatter_min = _scatter_family("scatter-min", "min", np.minimum, "min", True)
-scatter_max_p, scatter_max = _scatter_family("scatter-max", "max", np.maximum, "max", True)
+# -- derivatives of the scatters --
+#
+# Rules that read values back at the positions a scatter writes use the "inverse gather"
+# (same index vectors; window sizes from the updates). Gathers of primal values clamp
+# (CLIP, or XLA's clamping for the other modes): an update the scatter drops is dropped
+# again by the scatter-add that consumes the value, so what it reads does not matter.
+
+def _inverse_gather(x, indices, dn, updates_shape, mode, fill_value=None,
+                    indices_are_sorted=False, unique_indices=False):
+    """For every element of the updates, ``x`` (operand-shaped) where the scatter puts it."""
+    dnums = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    window = scatter_window_shape(x.shape, updates_shape, dn)
+    return gather(x, indices, dnums, window, mode=mode, fill_value=fill_value,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+
+
+def _read_back(x, indices, updates_shape, params):
+    """``x`` at each update's position, clamped (for rules on primal values)."""
+    mode = params["mode"]
+    if mode != GatherScatterMode.CLIP:
+        mode = GatherScatterMode.PROMISE_IN_BOUNDS
+    return _inverse_gather(x, indices, params["dimension_numbers"], updates_shape, mode)
+
+
+def _ct_of_updates(ct, indices, updates_shape, params):
+    """The cotangent of the updates of a scatter-add: ``ct`` where each update went (zero
+    for the windows FILL_OR_DROP drops)."""
+    return _inverse_gather(ct, indices, params["dimension_numbers"], updates_shape,
+                           params["mode"], fill_value=0,
+                           indices_are_sorted=params["indices_are_sorted"],
+                           unique_indices=params["unique_indices"])
+
+
+def _add_into(base, indices, updates, params):
+    """``scatter_add`` with a scatter equation's dimension numbers and mode."""
+    return scatter_add(base, indices, updates, params["dimension_numbers"],
+                       indices_are_sorted=params["indices_are_sorted"],
+                       unique_indices=params["unique_indices"], mode=params["mode"])
+
+
+def _zeros(x):
+    aval = operand_aval(x)
+    return full(aval.shape, 0, aval.dtype)
+
+
+def _scatter_add_transpose(negate):
+    """scatter-add/sub: the operand's cotangent is ``ct``; the updates' is ``ct`` read back
+    where they went (negated for scatter-sub)."""
+
+    def transpose(ct, operand, indices, updates, **params):
+        if type(ct) is Zero:
+            return [Zero(x.aval) if is_undefined(x) else None for x in (operand, indices, updates)]
+        ct_updates = None
+        if is_undefined(updates):
+            from xjax.lax.elementwise import neg
+            ct_updates = _ct_of_updates(ct, indices, updates.aval.shape, params)
+            ct_updates = neg(ct_updates) if negate else ct_updates
+        return [ct if is_undefined(operand) else None, None, ct_updates]
+
+    return transpose
+
+
+def _scatter_jvp(primals, tangents, **params):
+    """Where indices may repeat, which update wins is up to XLA: scatter ids of the updates,
+    read them back, and keep the tangents of the operand positions no update touched and of
+    the updates that won; a scatter-add of those is the tangent (and transposes simply)."""
+    from xjax import lax
+    operand, indices, updates = primals
+    ans = scatter_p.bind(*primals, **params)
+    if type(tangents[0]) is Zero and type(tangents[2]) is Zero:
+        return ans, Zero(tangents[0].aval)
+    t_operand, t_updates = instantiate(tangents[0]), instantiate(tangents[2])
+    if params["unique_indices"]:
+        return ans, scatter_p.bind(t_operand, indices, t_updates, **params)
+    dn = params["dimension_numbers"]
+    updates_shape = tuple(updates.shape)
+    ids_shape = tuple(1 if d in dn.update_window_dims else s for d, s in enumerate(updates_shape))
+    ids = lax.add(lax.reshape(lax.iota(np.int32, math.prod(ids_shape)), ids_shape),
+                  np.int32(1))
+    update_ids = lax.broadcast_in_dim(ids, updates_shape, tuple(range(len(updates_shape))))
+    scattered_ids = scatter(full(operand.shape, 0, np.int32), indices, update_ids, dn,
+                            indices_are_sorted=params["indices_are_sorted"],
+                            unique_indices=False, mode=params["mode"])
+    untouched = lax.eq(scattered_ids, np.int32(0))
+    won = lax.eq(update_ids, _read_back(scattered_ids, indices, updates_shape, params))
+    t_operand = lax.select_n(untouched, _zeros(t_operand), t_operand)
+    t_updates = lax.select_n(won, _zeros(t_updates), t_updates)
+    return ans, _add_into(t_operand, indices, t_updates, params)
+
+
+def _scatter_transpose(ct, operand, indices, updates, **params):
+    """Only the unique-indices scatter is linear in a jaxpr (see ``_scatter_jvp``)."""
+    if not params["unique_indices"]:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    if type(ct) is Zero:
+        return [Zero(x.aval) if is_undefined(x) else None for x in (operand, indices, updates)]
+    updates_shape = operand_aval(updates).shape
+    ct_operand = ct_updates = None
+    if is_undefined(operand):  # the positions the updates overwrite get nothing
+        ct_operand = scatter_p.bind(ct, indices, _zeros(updates), **params)
+    if is_undefined(updates):
+        ct_updates = _ct_of_updates(ct, indices, updates_shape, params)
+    return [ct_operand, None, ct_updates]
+
+
+def _product_of_others(operand, indices, updates, params):
+    """For every update element, the product of the other updates landing on its position
+    (exact with zeros: counts the zeros, and divides only a product free of them)."""
+    from xjax import lax
+    updates_shape = tuple(updates.shape)
+    zeros, ones = _zeros(updates), full(updates_shape, 1, updates.dtype)
+    is_zero = lax.eq(updates, zeros)
+    nonzero = lax.select_n(is_zero, updates, ones)
+    n_zeros = _add_into(_zeros(operand), indices, lax.select_n(is_zero, zeros, ones), params)
+    product = scatter_mul_p.bind(full(operand.shape, 1, operand.dtype), indices, nonzero,
+                                 **params)
+    n_zeros = _read_back(n_zeros, indices, updates_shape, params)
+    product = _read_back(product, indices, updates_shape, params)
+    # with one zero there, only that update sees a nonzero product of the others
+    lone_zero = lax.select_n(is_zero, is_zero, lax.eq(n_zeros, ones))
+    with_zeros = lax.select_n(lone_zero, zeros, product)
+    return lax.select_n(lax.eq(n_zeros, zeros), with_zeros, lax.div(product, nonzero))
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    """Linear in the operand; in the updates: the operand times the scatter-add of each
+    update's tangent scaled by the product of the other updates at its position."""
+    from xjax import lax
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    ans = scatter_mul_p.bind(*primals, **params)
+    out = Zero(tangents[0].aval) if type(t_operand) is Zero else \
+        scatter_mul_p.bind(t_operand, indices, updates, **params)
+    if type(t_updates) is not Zero:
+        if not params["unique_indices"]:
+            t_updates = lax.mul(_product_of_others(operand, indices, updates, params), t_updates)
+        scattered = _add_into(_zeros(operand), indices, t_updates, params)
+        out = add_tangents(out, lax.mul(operand, scattered))
+    return ans, out
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, **params):
+    """Linear only in the operand (the jvp in the updates goes through scatter-add)."""
+    if is_undefined(updates):
+        raise NotImplementedError("scatter-mul is not linear in its updates; differentiate "
+                                  "it with jvp rather than transposing it there")
+    if type(ct) is Zero:
+        return [Zero(operand.aval), None, None]
+    return [scatter_mul_p.bind(ct, indices, updates, **params), None, None]
+
+
+def _scatter_extremum_jvp(name):
+    """scatter-min/max: the tangent at a position is the mean of the tangents of the
+    contenders equal to the result there (the operand's value and the updates), as JAX
+    splits ties."""
+
+    def jvp(primals, tangents, **params):
+        from xjax import lax
+        operand, indices, updates = primals
+        ans = registry[name].bind(*primals, **params)
+        if type(tangents[0]) is Zero and type(tangents[2]) is Zero:
+            return ans, Zero(tangents[0].aval)
+        t_operand, t_updates = instantiate(tangents[0]), instantiate(tangents[2])
+        zeros_u, ones_u = _zeros(updates), full(updates.shape, 1, updates.dtype)
+        zeros_o, ones_o = _zeros(operand), full(operand.shape, 1, operand.dtype)
+        won = lax.eq(updates, _read_back(ans, indices, tuple(updates.shape), params))
+        n_won = _add_into(zeros_o, indices, lax.select_n(won, zeros_u, ones_u), params)
+        # the operand keeps its share where it equals the result, or where no update won
+        # (a NaN result)
+        kept = lax.bitwise_or(lax.eq(operand, ans), lax.eq(n_won, zeros_o))
+        count = lax.add(lax.select_n(kept, zeros_o, ones_o), n_won)
+        total = lax.add(lax.select_n(kept, zeros_o, t_operand),
+                        _add_into(zeros_o, indices, lax.select_n(won, zeros_u, t_updates),
+                                  params))
+        return ans, lax.div(total, count)
+
+    return jvp
+
+
+scatter_p, scatter = _scatter_family("scatter", None, None, None, True, _scatter_jvp,
+                                     _scatter_transpose)
+scatter_add_p, scatter_add = _scatter_family(
+    "scatter-add", "add", np.add, "add", False, linear_jvp_of("scatter-add", (0, 2)),
+    _scatter_add_transpose(negate=False))
+scatter_sub_p, scatter_sub = _scatter_family(
+    "scatter-sub", "sub", np.subtract, "sub", False, linear_jvp_of("scatter-sub", (0, 2)),
+    _scatter_add_transpose(negate=True))
+scatter_mul_p, scatter_mul = _scatter_family("scatter-mul", "mul", np.multiply, "mul", False,
+                                             _scatter_mul_jvp, _scatter_mul_transpose)
+scatter_min_p, scatter_min = _scatter_family("scatter-min", "min", np.minimum, "min", True,
+                                             _scatter_extremum_jvp("scatter-min"), NONLINEAR)
+scatter_max_p, scatter_max = _scatter_family("scatter-max", "max", np.maximum, "max", True,
+                                             _scatter_extremum_jvp("scatter-max"), NONLINEAR)
 
 _SCATTER_DOC = """Scatter ``updates`` into ``operand`` at the windows ``scatter_indices`` select,
 {how}.

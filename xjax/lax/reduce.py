@@ -12,9 +12,12 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import Primitive
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
-from xjax.lax.shape import as_operand, index_tuple
+from xjax.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive, registry
+from xjax.lax.ad_helpers import linear_jvp_of
+from xjax.lax.ad_rules import Zero, transpose_by_parts
+from xjax.lax.rules import BATCH_TODO
+from xjax.lax.shape import (as_operand, broadcast_in_dim, index_tuple, pad, reshape,
+                            scalar_constant, squeeze)
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
 # -- helpers --
@@ -117,7 +120,68 @@ def _reduce_lower(kind, identity):
     return lower
 
 
-def _reducer(name, *, impl, kind, identity, dtype_check, strip_weak=False,
+def _kept_dims(ndim, axes) -> tuple:
+    return tuple(d for d in range(ndim) if d not in axes)
+
+
+def _reduce_sum_transpose(ct, operand, *, axes, **params):
+    shape = operand.aval.shape
+    return broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))
+
+
+def _chooser_jvp(name):
+    """reduce_max/min: the mean of the tangents at the positions equal to the result (JAX
+    splits ties evenly)."""
+
+    def jvp(primals, tangents, *, axes, **params):
+        from xjax import lax
+        (x,), (t,) = primals, tangents
+        ans = registry[name].bind(x, axes=axes, **params)
+        if type(t) is Zero:
+            return ans, Zero(t.aval)
+        shape = tuple(x.shape)
+        where = lax.eq(x, broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes)))
+        location = lax.convert_element_type(where, t.dtype)
+        counts = reduce_sum(location, axes)
+        return ans, lax.div(reduce_sum(lax.mul(t, location), axes), counts)
+
+    return jvp
+
+
+def _product_tree(x, t):
+    """The product of ``x`` along axis 0 and its tangent along ``t``, by halving: each step
+    multiplies the first half with the second (padded with one), by the product rule. Exact
+    with zeros, unlike a quotient."""
+    from xjax import lax
+    from xjax.lax.slicing import slice_in_dim
+    while x.shape[0] > 1:
+        n = x.shape[0]
+        half = (n + 1) // 2
+        x1, t1 = slice_in_dim(x, 0, half), slice_in_dim(t, 0, half)
+        x2, t2 = slice_in_dim(x, half, n), slice_in_dim(t, half, n)
+        if n % 2:
+            config = ((0, 1, 0),) + ((0, 0, 0),) * (x.ndim - 1)
+            x2 = pad(x2, scalar_constant(1, x.dtype), config)
+            t2 = pad(t2, scalar_constant(0, t.dtype), config)
+        x, t = lax.mul(x1, x2), lax.add(lax.mul(t1, x2), lax.mul(x1, t2))
+    return squeeze(t, (0,))
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    from xjax import lax
+    (x,), (t,) = primals, tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    shape = tuple(x.shape)
+    kept = _kept_dims(len(shape), axes)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return ans, lax.full(ans.shape, 0, t.dtype)
+    flat_shape = (n,) + tuple(shape[d] for d in kept)
+    order = tuple(axes) + kept
+    return ans, _product_tree(reshape(x, flat_shape, order), reshape(t, flat_shape, order))
+
+
+def _reducer(name, *, impl, kind, identity, dtype_check, jvp, transpose, strip_weak=False,
              sharding_param=False):
     """A reduction primitive over ``axes`` and its ``lax.<name>(operand, axes)`` wrapper."""
 
@@ -131,8 +195,8 @@ def _reducer(name, *, impl, kind, identity, dtype_check, strip_weak=False,
 
     hidden = ()
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl_rule,
-                     lower=_reduce_lower(kind, identity), jvp=JVP_TODO,
-                     transpose=TRANSPOSE_TODO, batch=BATCH_TODO, hidden_params=hidden)
+                     lower=_reduce_lower(kind, identity), jvp=jvp,
+                     transpose=transpose, batch=BATCH_TODO, hidden_params=hidden)
     bind = prim.bind
 
     if sharding_param:
@@ -194,32 +258,34 @@ def _ufunc_reduce_impl(ufunc, identity):
     return impl
 
 
+_LOGICAL = {"jvp": NOT_DIFFERENTIABLE, "transpose": NOT_DIFFERENTIABLE,
+            "dtype_check": _logical_only, "strip_weak": True}
+
 reduce_sum_p, reduce_sum = _reducer(
     "reduce_sum", impl=_sum_impl, kind="add",
-    identity=lambda dtype: np.zeros((), dtype), dtype_check=_numbers_only, sharding_param=True)
+    identity=lambda dtype: np.zeros((), dtype), dtype_check=_numbers_only, sharding_param=True,
+    jvp=linear_jvp_of("reduce_sum"), transpose=transpose_by_parts(_reduce_sum_transpose))
 reduce_prod_p, reduce_prod = _reducer(
     "reduce_prod", impl=_prod_impl, kind="mul",
-    identity=lambda dtype: np.ones((), dtype), dtype_check=_numbers_only)
+    identity=lambda dtype: np.ones((), dtype), dtype_check=_numbers_only,
+    jvp=_reduce_prod_jvp, transpose=NONLINEAR)
 reduce_max_p, reduce_max = _reducer(
     "reduce_max", impl=_ufunc_reduce_impl(np.maximum, max_identity),
-    kind="max", identity=max_identity,
-    dtype_check=_any_dtype)
+    kind="max", identity=max_identity, dtype_check=_any_dtype,
+    jvp=_chooser_jvp("reduce_max"), transpose=NONLINEAR)
 reduce_min_p, reduce_min = _reducer(
     "reduce_min", impl=_ufunc_reduce_impl(np.minimum, min_identity),
-    kind="min", identity=min_identity,
-    dtype_check=_any_dtype)
+    kind="min", identity=min_identity, dtype_check=_any_dtype,
+    jvp=_chooser_jvp("reduce_min"), transpose=NONLINEAR)
 reduce_and_p, reduce_and = _reducer(
     "reduce_and", impl=_ufunc_reduce_impl(np.bitwise_and, _all_ones),
-    kind="and", identity=_all_ones, dtype_check=_logical_only,
-    strip_weak=True)
+    kind="and", identity=_all_ones, **_LOGICAL)
 reduce_or_p, reduce_or = _reducer(
     "reduce_or", impl=_ufunc_reduce_impl(np.bitwise_or, lambda dtype: np.zeros((), dtype)),
-    kind="or", identity=lambda dtype: np.zeros((), dtype),
-    dtype_check=_logical_only, strip_weak=True)
+    kind="or", identity=lambda dtype: np.zeros((), dtype), **_LOGICAL)
 reduce_xor_p, reduce_xor = _reducer(
     "reduce_xor", impl=_ufunc_reduce_impl(np.bitwise_xor, lambda dtype: np.zeros((), dtype)),
-    kind="xor", identity=lambda dtype: np.zeros((), dtype),
-    dtype_check=_logical_only, strip_weak=True)
+    kind="xor", identity=lambda dtype: np.zeros((), dtype), **_LOGICAL)
 
 for _fn, _what in ((reduce_sum, "Sum"), (reduce_prod, "Product"), (reduce_max, "Maximum"),
                    (reduce_min, "Minimum"), (reduce_and, "Bitwise (logical for bool) AND"),
@@ -330,12 +396,12 @@ argmax_p = Primitive(
     "argmax", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
         "argmax", "gt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmax), lower=_argminmax_lower("GT", max_identity),
-    jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE, batch=BATCH_TODO)
 argmin_p = Primitive(
     "argmin", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
         "argmin", "lt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmin), lower=_argminmax_lower("LT", min_identity),
-    jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE, batch=BATCH_TODO)
 
 
 def _index_dtype(index_dtype, name):

@@ -15,10 +15,11 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import Primitive
+from xjax.core.primitive import Absent, Primitive
 from xjax.core.trace import Tracer
-from xjax.lax.rules import (BATCH_TODO, JVP_TODO, NUMERIC, TRANSPOSE_TODO, check_dtype,
-                            to_operand)
+from xjax.lax.ad_helpers import late_rule, linear_jvp_of, operand_aval
+from xjax.lax.ad_rules import Zero, get_aval, is_undefined, transpose_by_parts, zero_jvp
+from xjax.lax.rules import BATCH_TODO, NUMERIC, check_dtype, to_operand
 from xjax.lowering.stablehlo import aval_type, i64_array
 
 # -- helpers shared by the structural families (slicing, reduce and dot import them) --
@@ -78,6 +79,11 @@ def _op(ctx, name, operands, attributes=None):
     return ctx.builder.op1(name, operands, aval_type(ctx.avals_out[0]), attributes)
 
 
+def scalar_constant(value, dtype):
+    """A 0-d constant of ``dtype`` (a padding value, say)."""
+    return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, False))
+
+
 # -- broadcast_in_dim --
 
 def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions, sharding):
@@ -121,10 +127,27 @@ def _broadcast_in_dim_lower(ctx, x, *, shape, broadcast_dimensions, sharding):
                {"broadcast_dimensions": i64_array(broadcast_dimensions)})
 
 
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
+    """Sum over the new dimensions and the expanded size-1 ones, then restore the operand's
+    dimension order and its size-1 dimensions."""
+    from xjax.lax.reduce import reduce_sum
+    in_shape = operand.aval.shape
+    kept = [d for s, d in zip(in_shape, broadcast_dimensions, strict=True) if s != 1]
+    summed = tuple(d for d in range(len(shape)) if d not in kept)
+    out = reduce_sum(ct, summed) if summed else ct
+    order = sorted(kept)
+    permutation = tuple(order.index(d) for d in kept)
+    if permutation != tuple(range(len(kept))):
+        out = transpose(out, permutation)
+    unit_dims = tuple(i for i, s in enumerate(in_shape) if s == 1)
+    return expand_dims(out, unit_dims) if unit_dims else out
+
+
 broadcast_in_dim_p = Primitive(
     "broadcast_in_dim", abstract_eval=_broadcast_in_dim_abstract_eval,
-    impl=_broadcast_in_dim_impl, lower=_broadcast_in_dim_lower, jvp=JVP_TODO,
-    transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
+    impl=_broadcast_in_dim_impl, lower=_broadcast_in_dim_lower,
+    jvp=linear_jvp_of("broadcast_in_dim"),
+    transpose=transpose_by_parts(_broadcast_in_dim_transpose), batch=BATCH_TODO,
     # JAX prints neither the shape (the output type shows it) nor sharding=None nor empty
     # broadcast_dimensions. The printer hides names while None; the (name, value) entries
     # say "hidden while equal to value" (Ellipsis: always) for a printer that reads them.
@@ -222,9 +245,17 @@ def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
     return _op(ctx, "stablehlo.reshape", [x])
 
 
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
+    shape = operand.aval.shape
+    if dimensions is None:
+        return reshape(ct, shape)
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    return transpose(permuted, tuple(int(i) for i in np.argsort(dimensions)))
+
+
 reshape_p = Primitive("reshape", abstract_eval=_reshape_abstract_eval, impl=_reshape_impl,
-                      lower=_reshape_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                      batch=BATCH_TODO)
+                      lower=_reshape_lower, jvp=linear_jvp_of("reshape"),
+                      transpose=transpose_by_parts(_reshape_transpose), batch=BATCH_TODO)
 
 
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
@@ -301,9 +332,13 @@ def _squeeze_lower(ctx, x, *, dimensions):
     return _op(ctx, "stablehlo.reshape", [x])
 
 
+def _squeeze_transpose(ct, operand, *, dimensions):
+    return expand_dims(ct, dimensions) if dimensions else ct
+
+
 squeeze_p = Primitive("squeeze", abstract_eval=_squeeze_abstract_eval, impl=_squeeze_impl,
-                      lower=_squeeze_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                      batch=BATCH_TODO)
+                      lower=_squeeze_lower, jvp=linear_jvp_of("squeeze"),
+                      transpose=transpose_by_parts(_squeeze_transpose), batch=BATCH_TODO)
 
 
 def squeeze(array, dimensions):
@@ -364,10 +399,15 @@ def _transpose_lower(ctx, x, *, permutation):
     return _op(ctx, "stablehlo.transpose", [x], {"permutation": i64_array(permutation)})
 
 
+def _transpose_transpose(ct, operand, *, permutation):
+    return transpose(ct, tuple(int(i) for i in np.argsort(permutation)))
+
+
 transpose_p = Primitive(
     "transpose", abstract_eval=_transpose_abstract_eval,
     impl=lambda x, *, permutation: np.transpose(x, permutation),
-    lower=_transpose_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    lower=_transpose_lower, jvp=linear_jvp_of("transpose"),
+    transpose=transpose_by_parts(_transpose_transpose), batch=BATCH_TODO)
 
 
 def transpose(operand, permutation):
@@ -406,7 +446,9 @@ def _rev_lower(ctx, x, *, dimensions):
 
 
 rev_p = Primitive("rev", abstract_eval=_rev_abstract_eval, impl=_rev_impl, lower=_rev_lower,
-                  jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                  jvp=linear_jvp_of("rev"),
+                  transpose=transpose_by_parts(lambda ct, x, *, dimensions: rev(ct, dimensions)),
+                  batch=BATCH_TODO)
 
 
 def rev(operand, dimensions):
@@ -452,10 +494,27 @@ def _concatenate_lower(ctx, *xs, dimension):
     return _op(ctx, "stablehlo.concatenate", list(xs), {"dimension": f"{dimension} : i64"})
 
 
+def _concatenate_transpose(ct, *operands, dimension):
+    """The slice of ``ct`` each linear operand came from."""
+    from xjax.lax.slicing import slice_in_dim
+    cts, start = [], 0
+    for x in operands:
+        size = operand_aval(x).shape[dimension]
+        if not is_undefined(x):
+            cts.append(None)
+        elif type(ct) is Zero:
+            cts.append(Zero(x.aval))
+        else:
+            cts.append(slice_in_dim(ct, start, start + size, axis=dimension))
+        start += size
+    return cts
+
+
 concatenate_p = Primitive(
     "concatenate", abstract_eval=_concatenate_abstract_eval,
     impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension),
-    lower=_concatenate_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    lower=_concatenate_lower, jvp=linear_jvp_of("concatenate"),
+    transpose=_concatenate_transpose, batch=BATCH_TODO)
 
 
 def concatenate(operands, dimension: int):
@@ -533,8 +592,34 @@ def _pad_lower(ctx, x, padding_value, *, padding_config):
                 "interior_padding": i64_array(interiors)})
 
 
+def _unpad(ct, padding_config):
+    """The operand's cotangent: undo the edge padding (negative edges pad back with zeros),
+    then keep every ``interior + 1``-th element."""
+    from xjax.lax.slicing import slice as slice_op
+    unpadded = pad(ct, scalar_constant(0, get_aval(ct).dtype),
+                   tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    shape = get_aval(unpadded).shape
+    return slice_op(unpadded, (0,) * len(shape), shape,
+                    tuple(interior + 1 for _, _, interior in padding_config))
+
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    """Linear jointly in the operand and the padding value: the padding value's cotangent
+    is the sum of ``ct`` over the padding positions."""
+    from xjax.lax.elementwise import sub
+    from xjax.lax.reduce import reduce_sum
+    if type(ct) is Zero:
+        return [Zero(x.aval) if is_undefined(x) else None for x in (operand, padding_value)]
+    ct_operand = _unpad(ct, padding_config)
+    ct_value = None
+    if is_undefined(padding_value):
+        everything = tuple(range(get_aval(ct).ndim))
+        ct_value = sub(reduce_sum(ct, everything), reduce_sum(ct_operand, everything))
+    return [ct_operand if is_undefined(operand) else None, ct_value]
+
+
 pad_p = Primitive("pad", abstract_eval=_pad_abstract_eval, impl=_pad_impl, lower=_pad_lower,
-                  jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                  jvp=linear_jvp_of("pad"), transpose=_pad_transpose, batch=BATCH_TODO)
 
 
 def pad(operand, padding_value, padding_config):
@@ -582,7 +667,9 @@ def _iota_lower(ctx, *, dtype, shape, dimension, sharding):
 
 
 iota_p = Primitive("iota", abstract_eval=_iota_abstract_eval, impl=_iota_impl,
-                   lower=_iota_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                   lower=_iota_lower, jvp=late_rule(zero_jvp, "iota"),
+                   transpose=Absent("no operands: it never reads a linear value"),
+                   batch=BATCH_TODO)
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):

@@ -21,9 +21,11 @@ from xjax.core.trace import Tracer
 from xjax.lax.gather_scatter import *  # noqa: F401,F403
 from xjax.lax.gather_scatter import __all__ as _gather_scatter_all
 from xjax.lax.gather_scatter import gather, GatherDimensionNumbers
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
+from xjax.lax.ad_helpers import linear_jvp_of, operand_aval
+from xjax.lax.ad_rules import Zero, get_aval, is_undefined, transpose_by_parts
+from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import (as_operand, canonicalize_axis, canonicalize_shape, concatenate,
-                            expand_dims, index_tuple, squeeze)
+                            expand_dims, full, index_tuple, pad, scalar_constant, squeeze)
 from xjax.lowering.stablehlo import aval_type, i64_array
 
 # -- slice --
@@ -74,8 +76,21 @@ def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
                             "strides": i64_array(steps)})
 
 
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    """Zeros around the slice, and between its elements where strided."""
+    shape = operand.aval.shape
+    steps = strides or (1,) * len(shape)
+    out_shape = get_aval(ct).shape
+    config = []
+    for size, start, n, step in zip(shape, start_indices, out_shape, steps, strict=True):
+        end = start + (0 if n == 0 else (n - 1) * step + 1)  # one past the last element
+        config.append((start, size - end, step - 1))
+    return pad(ct, scalar_constant(0, operand.aval.dtype), tuple(config))
+
+
 slice_p = Primitive("slice", abstract_eval=_slice_abstract_eval, impl=_slice_impl,
-                    lower=_slice_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                    lower=_slice_lower, jvp=linear_jvp_of("slice"),
+                    transpose=transpose_by_parts(_slice_transpose), batch=BATCH_TODO)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
@@ -184,9 +199,19 @@ def _dynamic_slice_lower(ctx, x, *start_indices, slice_sizes):
                            aval_type(ctx.avals_out[0]), {"slice_sizes": i64_array(slice_sizes)})
 
 
+def _dynamic_slice_transpose(ct, operand, *start_indices, slice_sizes):
+    """The slice written into zeros at the same (clamped) starts; none for the starts."""
+    if type(ct) is Zero:
+        return [Zero(operand.aval)] + [None] * len(start_indices)
+    zeros = full(operand.aval.shape, 0, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *start_indices)] + \
+        [None] * len(start_indices)
+
+
 dynamic_slice_p = Primitive(
     "dynamic_slice", abstract_eval=_dynamic_slice_abstract_eval, impl=_dynamic_slice_impl,
-    lower=_dynamic_slice_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    lower=_dynamic_slice_lower, jvp=linear_jvp_of("dynamic_slice", (0,)),
+    transpose=_dynamic_slice_transpose, batch=BATCH_TODO)
 
 
 def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):
@@ -218,10 +243,27 @@ def _dynamic_update_slice_lower(ctx, x, update, *start_indices):
                            aval_type(ctx.avals_out[0]))
 
 
+def _dynamic_update_slice_transpose(ct, operand, update, *start_indices):
+    """Linear jointly in the operand and the update: the operand gets ``ct`` with the
+    updated block zeroed, the update gets that block of ``ct``."""
+    n_starts = [None] * len(start_indices)
+    if type(ct) is Zero:
+        return [Zero(x.aval) if is_undefined(x) else None for x in (operand, update)] + n_starts
+    update_shape = operand_aval(update).shape
+    ct_operand = ct_update = None
+    if is_undefined(operand):
+        zeros = full(update_shape, 0, operand.aval.dtype)
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *start_indices)
+    if is_undefined(update):
+        ct_update = dynamic_slice_p.bind(ct, *start_indices, slice_sizes=tuple(update_shape))
+    return [ct_operand, ct_update] + n_starts
+
+
 dynamic_update_slice_p = Primitive(
     "dynamic_update_slice", abstract_eval=_dynamic_update_slice_abstract_eval,
-    impl=_dynamic_update_slice_impl, lower=_dynamic_update_slice_lower, jvp=JVP_TODO,
-    transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    impl=_dynamic_update_slice_impl, lower=_dynamic_update_slice_lower,
+    jvp=linear_jvp_of("dynamic_update_slice", (0, 1)),
+    transpose=_dynamic_update_slice_transpose, batch=BATCH_TODO)
 
 
 def _split_start_indices(start_indices) -> list:

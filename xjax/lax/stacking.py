@@ -11,8 +11,10 @@ import numpy as np
 
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO
-from xjax.lax.shape import as_operand, canonicalize_axis, index_tuple
+from xjax.lax.ad_helpers import linear_jvp_of
+from xjax.lax.ad_rules import Zero, instantiate, is_undefined, transpose_by_parts
+from xjax.lax.rules import BATCH_TODO
+from xjax.lax.shape import as_operand, canonicalize_axis, concatenate, index_tuple, reshape
 from xjax.lowering.stablehlo import aval_type, i64_array
 
 # -- split --
@@ -53,8 +55,14 @@ def _split_lower(ctx, x, *, sizes, axis):
     return outs
 
 
+def _split_transpose(cts, operand, *, sizes, axis):
+    if all(type(ct) is Zero for ct in cts):
+        return [Zero(operand.aval)]
+    return [concatenate([instantiate(ct) for ct in cts], axis)]
+
+
 split_p = Primitive("split", abstract_eval=_split_abstract_eval, impl=_split_impl,
-                    lower=_split_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
+                    lower=_split_lower, jvp=linear_jvp_of("split"), transpose=_split_transpose,
                     batch=BATCH_TODO, multiple_results=True)
 
 
@@ -100,9 +108,18 @@ def _stack_lower(ctx, *xs, axis):
                  {"dimension": f"{axis} : i64"})
 
 
+def _stack_transpose(ct, *operands, axis):
+    """Each linear operand gets its slice of ``ct``."""
+    if type(ct) is Zero:
+        return [Zero(x.aval) if is_undefined(x) else None for x in operands]
+    pieces = unstack_p.bind(ct, axis=axis)
+    return [piece if is_undefined(x) else None
+            for piece, x in zip(pieces, operands, strict=True)]
+
+
 stack_p = Primitive("stack", abstract_eval=_stack_abstract_eval,
                     impl=lambda *xs, axis: np.stack(xs, axis), lower=_stack_lower,
-                    jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                    jvp=linear_jvp_of("stack"), transpose=_stack_transpose, batch=BATCH_TODO)
 
 
 def stack(operands, axis: int = 0):
@@ -143,9 +160,15 @@ def _unstack_lower(ctx, x, *, axis):
             for i, out in enumerate(ctx.avals_out)]
 
 
+def _unstack_transpose(cts, x, *, axis):
+    if all(type(ct) is Zero for ct in cts):
+        return [Zero(x.aval)]
+    return [stack_p.bind(*[instantiate(ct) for ct in cts], axis=axis)]
+
+
 unstack_p = Primitive("unstack", abstract_eval=_unstack_abstract_eval, impl=_unstack_impl,
-                      lower=_unstack_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                      batch=BATCH_TODO, multiple_results=True)
+                      lower=_unstack_lower, jvp=linear_jvp_of("unstack"),
+                      transpose=_unstack_transpose, batch=BATCH_TODO, multiple_results=True)
 
 
 def unstack(x, axis: int = 0):
@@ -176,9 +199,19 @@ def _tile_lower(ctx, x, *, reps):
     return b.op1("stablehlo.reshape", [big], aval_type(ctx.avals_out[0]))
 
 
+def _tile_transpose(ct, x, *, reps):
+    """Sum the copies: ``ct`` as ``(reps[0], shape[0], reps[1], ...)``, reduced over the
+    repetitions."""
+    from xjax.lax.reduce import reduce_sum
+    shape = x.aval.shape
+    interleaved = [d for pair in zip(reps, shape, strict=True) for d in pair]
+    return reduce_sum(reshape(ct, interleaved), tuple(range(0, 2 * len(shape), 2)))
+
+
 tile_p = Primitive("tile", abstract_eval=_tile_abstract_eval,
                    impl=lambda x, *, reps: np.tile(x, reps), lower=_tile_lower,
-                   jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+                   jvp=linear_jvp_of("tile"), transpose=transpose_by_parts(_tile_transpose),
+                   batch=BATCH_TODO)
 
 
 def tile(operand, reps):
