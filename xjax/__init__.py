@@ -18,6 +18,7 @@ from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, lineari
                            value_and_grad, vjp)
 from xjax.mapping import vmap  # noqa: F401
 from xjax.runtime import default_backend, devices  # noqa: F401
+from xjax import random  # noqa: F401
 
 __version__ = "0.1.0"
 

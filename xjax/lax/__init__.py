@@ -16,3 +16,4 @@ from xjax.lax.dot import *  # noqa: F401,F403
 from xjax.lax.autodiff_ops import *  # noqa: F401,F403
 from xjax.lax.stacking import *  # noqa: F401,F403
 from xjax.lax.parallel import *  # noqa: F401,F403
+from xjax.lax.prng import *  # noqa: F401,F403

@@ -1,0 +1,315 @@
+"""Samplers that sort: ``permutation`` (JAX's repeated sort by random 32-bit keys),
+``choice`` and ``categorical`` (Gumbel-max and Gumbel-top-k).
+
+xjax's lax has no sort primitive yet, so sorting here is a bitonic network on (key, index)
+pairs written with lax operations: a stable ascending sort, which is what JAX's
+``lax.sort_key_val`` gives, so permutations match JAX's bit for bit. It costs
+O(n log^2 n) work in ``log2(n) * (log2(n) + 1) / 2`` stages.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.random import threefry
+from xjax.random._common import canonical_shape, check_shape, sampler_jit
+from xjax.random.keys import check_prng_key
+
+_I32 = np.dtype(np.int32)
+
+
+def _lax():
+    from xjax import lax
+    return lax
+
+
+def _jnp():
+    from xjax import numpy as jnp
+    return jnp
+
+
+# -- sorting --
+
+def _compare_exchange(keys, index, j, k):
+    """One stage of the bitonic network: elements ``i`` and ``i ^ j`` are ordered,
+    ascending where bit ``k`` of ``i`` is clear and descending where it is set."""
+    lax = _lax()
+    *batch, m = keys.shape
+    blocks = m // (2 * j)
+    rank = len(batch)
+    split_shape = (*batch, blocks, 2, j)
+    keys, index = lax.reshape(keys, split_shape), lax.reshape(index, split_shape)
+    halves = [(lax.slice_in_dim(a, 0, 1, axis=rank + 1), lax.slice_in_dim(a, 1, 2, axis=rank + 1))
+              for a in (keys, index)]
+    (k_lo, k_hi), (i_lo, i_hi) = halves
+    greater = lax.bitwise_or(lax.gt(k_lo, k_hi),
+                             lax.bitwise_and(lax.eq(k_lo, k_hi), lax.gt(i_lo, i_hi)))
+    first = np.arange(blocks) * 2 * j
+    descending = ((first & k) != 0).reshape((1,) * rank + (blocks, 1, 1))
+    swap = lax.ne(greater, descending)
+    out = []
+    for lo, hi in ((k_lo, k_hi), (i_lo, i_hi)):
+        pair = [lax.select(swap, hi, lo), lax.select(swap, lo, hi)]
+        out.append(lax.reshape(lax.concatenate(pair, rank + 1), (*batch, m)))
+    return out
+
+
+def sort_indices(keys):
+    """Indices that sort ``keys`` (unsigned integers) stably ascending along the last axis."""
+    lax = _lax()
+    *batch, n = keys.shape
+    rank = len(batch)
+    index = lax.broadcasted_iota(_I32, keys.shape, rank)
+    m = 1 << max(0, (n - 1).bit_length())
+    if m != n:  # pad to a power of two with keys that sort last
+        config = [(0, 0, 0)] * rank + [(0, m - n, 0)]
+        top = np.array(dtypes.iinfo(keys.dtype).max, keys.dtype)
+        keys = lax.pad(keys, top, config)
+        index = lax.pad(index, np.array(n, _I32), config)
+    k = 2
+    while k <= m:
+        j = k // 2
+        while j >= 1:
+            keys, index = _compare_exchange(keys, index, j, k)
+            j //= 2
+        k *= 2
+    return lax.slice_in_dim(index, 0, n, axis=rank) if m != n else index
+
+
+def _sortable_bits(x):
+    """Unsigned integers ordered as the floats ``x`` are (IEEE total order)."""
+    lax = _lax()
+    nbits = dtypes.finfo(x.dtype).bits
+    unsigned = threefry.UINT_DTYPES[nbits]
+    raw = lax.bitcast_convert_type(x, unsigned)
+    sign = lax.full((), 1 << (nbits - 1), unsigned)
+    negative = lax.ne(lax.bitwise_and(raw, sign), lax.full((), 0, unsigned))
+    return lax.select(negative, lax.bitwise_not(raw), lax.bitwise_or(raw, sign))
+
+
+def top_k_indices(x, k: int):
+    """Indices of the ``k`` largest floats along the last axis, largest first (ties: the
+    lower index first), as ``lax.top_k`` orders them."""
+    lax = _lax()
+    order = sort_indices(lax.bitwise_not(_sortable_bits(x)))
+    return lax.slice_in_dim(order, 0, k, axis=len(x.shape) - 1)
+
+
+# -- permutation --
+
+def shuffle_impl(key, x, axis: int):
+    """``x`` shuffled along ``axis`` (each slice along it independently)."""
+    jnp = _jnp()
+    lax = _lax()
+    rounds = math.ceil(3 * np.log(max(1, x.size)) / np.log(dtypes.iinfo(np.uint32).max))
+    moved = jnp.moveaxis(x, axis, -1)
+    for _ in range(rounds):
+        keys = threefry.split(key, (2,))
+        key, subkey = (lax.index_in_dim(keys, i, keepdims=False) for i in range(2))
+        sort_keys = jnp.moveaxis(threefry.random_bits(subkey, 32, x.shape), axis, -1)
+        moved = jnp.take_along_axis(moved, sort_indices(sort_keys), axis=-1)
+    return jnp.moveaxis(moved, -1, axis)
+
+
+@sampler_jit(static_argnames=("axis",))
+def _shuffle(key, x, *, axis):
+    return shuffle_impl(key, x, axis)
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
+    """A random permutation of ``range(x)`` (int ``x``), or ``x`` shuffled along ``axis``.
+
+    Parameters
+    ----------
+    key : a PRNG key
+    x : int or array
+    axis : int, default 0
+    independent : bool, default False
+        Shuffle each slice along ``axis`` independently, rather than permuting whole
+        slices.
+
+    Examples
+    --------
+    >>> from xjax import random
+    >>> random.permutation(random.PRNGKey(0), 10)
+    Array([0, 1, 8, 5, 6, 4, 3, 2, 7, 9], dtype=int32)
+    """
+    jnp = _jnp()
+    data, _ = check_prng_key("permutation", key)
+    _check_arraylike("permutation", x)
+    ndim = np.ndim(x)
+    axis = _canonical_axis(axis, ndim or 1)
+    if not ndim:
+        if not dtypes.is_integer(dtypes.dtype(x)):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        r = _concrete_int(x, "argument x of jax.random.permutation()")
+        return _shuffle(data, jnp.arange(r), axis=axis)
+    x = jnp.asarray(x)
+    if independent or ndim == 1:
+        return _shuffle(data, x, axis=axis)
+    order = _shuffle(data, jnp.arange(x.shape[axis]), axis=0)
+    return jnp.take(x, order, axis, unique_indices=True)
+
+
+# -- choice --
+
+def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0,
+           mode: str | None = None):
+    """Random samples from ``a`` (an array, or ``range(a)`` for an int).
+
+    Parameters
+    ----------
+    key : a PRNG key
+    a : int or array
+    shape : tuple of ints, default ()
+    replace : bool, default True
+        Sample with replacement (independent draws) or without (distinct elements).
+    p : 1-D array, optional
+        Probabilities of the elements (uniform when None).
+    axis : int, default 0
+        The axis of ``a`` to sample along.
+    mode : "low" or "high", optional
+        Bits of the Gumbel sampler used without replacement with ``p``.
+
+    Examples
+    --------
+    >>> from xjax import random
+    >>> random.choice(random.PRNGKey(0), 5, (3,), replace=False).shape
+    (3,)
+    """
+    from xjax.random.basic import randint, uniform
+    from xjax.random.distributions import gumbel
+    jnp = _jnp()
+    check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    _check_arraylike("choice", a)
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()")
+    else:
+        axis = _canonical_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return jnp.zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
+                         f"(size {n_inputs}) when 'replace=False'")
+    if p is None:
+        if replace:
+            ind = randint(key, shape, 0, n_inputs)
+            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+        else:
+            slices = (slice(None),) * axis + (slice(n_draws),)
+            result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
+    else:
+        _check_arraylike("choice", p)
+        p_arr = jnp.asarray(p)
+        if not dtypes.is_inexact(p_arr.dtype):
+            p_arr = p_arr.astype(dtypes.to_inexact_dtype(p_arr.dtype))
+        if p_arr.shape != (n_inputs,):
+            raise ValueError("p must be None or a 1D vector with the same size as "
+                             f"a.shape[axis]. p has shape {p_arr.shape} and a.shape[axis] is "
+                             f"{n_inputs}.")
+        if replace:
+            p_cuml = jnp.cumsum(p_arr)
+            r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
+            ind = _searchsorted_left(p_cuml, r)
+        else:
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
+            ind = top_k_indices(g, n_draws)
+        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+    out_shape = tuple(shape) if arr.ndim == 0 else \
+        arr.shape[:axis] + tuple(shape) + arr.shape[axis + 1:]
+    return result.reshape(out_shape)
+
+
+def _searchsorted_left(sorted_values, queries):
+    """For each query, the number of ``sorted_values`` below it (NumPy's side='left')."""
+    jnp = _jnp()
+    below = sorted_values < jnp.expand_dims(queries, -1)
+    return jnp.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
+
+
+# -- categorical --
+
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True,
+                mode: str | None = None, *, out_sharding=None):
+    """Random category indices drawn with probabilities ``softmax(logits, axis)``.
+
+    Sampling with replacement takes the argmax of ``logits`` plus Gumbel noise; without
+    replacement, the indices of the top ``k`` (the Gumbel-top-k trick).
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import random
+    >>> random.categorical(random.PRNGKey(0), jnp.zeros((2, 5))).shape
+    (2,)
+    """
+    from xjax.random.distributions import gumbel
+    jnp = _jnp()
+    lax = _lax()
+    check_prng_key("categorical", key)
+    _check_arraylike("categorical", logits)
+    logits_arr = jnp.asarray(logits)
+    batch_shape = tuple(np.delete(logits_arr.shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = canonical_shape(shape)
+        check_shape("categorical", shape, batch_shape)
+    shape_prefix = shape[:len(shape) - len(batch_shape)]
+    if replace:
+        if axis >= 0:
+            axis -= logits_arr.ndim
+        logits_shape = list(shape[len(shape) - len(batch_shape):])
+        logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
+        noise = gumbel(key, (*shape_prefix, *logits_shape), logits_arr.dtype, mode=mode)
+        return jnp.argmax(noise + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))),
+                          axis=axis)
+    logits_arr = logits_arr + gumbel(key, logits_arr.shape, logits_arr.dtype, mode=mode)
+    k = math.prod(shape_prefix)
+    if k > logits_arr.shape[axis]:
+        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
+                         f"of categories ({logits_arr.shape[axis]}).")
+    indices = top_k_indices(jnp.moveaxis(logits_arr, axis, -1), k)
+    dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
+    return lax.reshape(indices, shape, dimensions)
+
+
+# -- argument checks --
+
+def _check_arraylike(name, *args):
+    from xjax.core.array import Array
+    from xjax.core.trace import Tracer
+    for i, x in enumerate(args):
+        if not (type(x) is Array or isinstance(x, (Tracer, np.ndarray, np.generic))
+                or isinstance(x, (bool, int, float, complex))):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
+                            f"position {i}.")
+
+
+def _canonical_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _concrete_int(x, context):
+    from xjax.core.trace import Tracer
+    if isinstance(x, Tracer):
+        from xjax.core import errors
+        raise errors.ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: {x}\n"
+            f"{context}")
+    return int(x)
