@@ -1,12 +1,12 @@
-"""Seed 002 (gotchas): pure functions and jit's cache, immutable arrays, lists refused.
+"""Seed 002 (gotchas): pure functions and jit's cache, iterators in loop bodies, immutable
+arrays, lists refused.
 
-The fori_loop and grad parts of the seed arrive with control flow (issue 6) and autodiff
-(issue 3).
+The grad part of the seed arrives with autodiff (issue 3).
 """
 
 import xjax as jax
 import xjax.numpy as jnp
-from xjax import jit
+from xjax import jit, lax
 
 g = 0.
 
@@ -21,6 +21,12 @@ g = 10.  # Update the global
 print("Second call: ", jit(impure_uses_globals)(5.))
 
 print("Third call, different type: ", jit(impure_uses_globals)(jnp.array([4.])))
+
+# lax.fori_loop: the body is traced once, so a Python iterator yields one value.
+array = jnp.arange(10)
+print(lax.fori_loop(0, 10, lambda i, x: x + array[i], 0))  # expected result 45
+iterator = iter(range(10))
+print(lax.fori_loop(0, 10, lambda i, x: x + next(iterator), 0))  # unexpected result 0
 
 jax_array = jnp.zeros((3, 3), dtype=jnp.float32)
 try:

@@ -11,6 +11,7 @@ from xjax.core.array import Array  # noqa: F401
 from xjax.core import errors  # noqa: F401
 from xjax.interpreters import eval as _eval  # noqa: F401  (installs the root eval trace)
 from xjax import lax  # noqa: F401
+from xjax import control_flow  # noqa: F401
 from xjax import numpy  # noqa: F401  (installs Array's operators and methods)
 from xjax import tree_util  # noqa: F401
 from xjax.api import (ShapeDtypeStruct, device_put, jit, make_jaxpr)  # noqa: F401

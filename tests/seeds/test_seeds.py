@@ -33,6 +33,8 @@ EXPECTED = {
         "First call:  4.0",
         "Second call:  5.0",
         "Third call, different type:  [14.]",
+        "45",
+        "0",
         "Exception '<class 'xjax.core.array.Array'>' object does not support item assignment. "
         "JAX arrays are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or "
         "another .at[] method: "

@@ -1,0 +1,19 @@
+"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
+``map``, ``associative_scan``.
+
+These primitives hold jaxprs and their rules transform them, so they need the interpreters,
+which ``xjax.lax`` may not import. They live here, above the interpreters, and importing this
+package installs the public functions into the ``xjax.lax`` namespace (as the numpy layer
+installs Array's methods).
+"""
+
+from xjax import lax as _lax
+from xjax.control_flow.cond import cond, cond_p, switch  # noqa: F401
+from xjax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
+from xjax.control_flow.scan import scan, scan_p  # noqa: F401
+
+_PUBLIC = {"cond": cond, "switch": switch, "while_loop": while_loop, "fori_loop": fori_loop,
+           "scan": scan}
+
+for _name, _fun in _PUBLIC.items():
+    setattr(_lax, _name, _fun)
