@@ -91,3 +91,53 @@ def test_against_jax(name, arity, dtype):
         finite = np.isfinite(args[0])
         eager, want = np.asarray(eager)[finite], np.asarray(want)[finite]
     _compare(eager, want, name, dtype)
+
+
+_ALL = F + C + I + B
+_CONVERT_CASES = [(np.dtype(s), np.dtype(d)) for s in _ALL for d in _ALL]
+
+
+def _wide_values(rng, dtype):
+    (x,) = with_specials(rng, [(6, 7)], dtype)
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        scale = 10.0 ** rng.integers(-10, 12, (6, 7))
+        big = (rng.standard_normal((6, 7)) * scale).astype(np.float32)
+        x = np.where(rng.random((6, 7)) < 0.4, big.astype(dtype), x)
+    return x
+
+
+@pytest.mark.parametrize("source,target", _CONVERT_CASES,
+                         ids=[f"{s.name}-to-{d.name}" for s, d in _CONVERT_CASES])
+def test_convert_element_type_against_jax(source, target):
+    x = _wide_values(np.random.default_rng(0), source)
+    want = np.asarray(jax.lax.convert_element_type(x, target))
+    for got in (lax.convert_element_type(x, target),
+                xjax.jit(lambda v: lax.convert_element_type(v, target))(x)):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype
+        if dtypes.is_float(target) or dtypes.is_complex(target):
+            wide = np.complex128 if dtypes.is_complex(target) else np.float64
+            np.testing.assert_array_equal(got.astype(wide), want.astype(wide))
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("bits", [(5, 10), (8, 7), (5, 0), (3, 2), (8, 23)])
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_reduce_precision_against_jax(bits, dtype):
+    x = _wide_values(np.random.default_rng(1), np.dtype(dtype))
+    want = np.asarray(jax.lax.reduce_precision(x, *bits)).astype(np.float64)
+    np.testing.assert_array_equal(np.asarray(lax.reduce_precision(x, *bits)).astype(np.float64),
+                                  want)
+
+
+@pytest.mark.parametrize("y", [0, 1, 2, 3, 7, -1, -3])
+@pytest.mark.parametrize("dtype", (np.float32, np.float16, np.complex64, np.int32, np.uint8),
+                         ids=lambda d: np.dtype(d).name)
+def test_integer_pow_against_jax(y, dtype):
+    if y < 0 and np.dtype(dtype).kind in "iu":
+        pytest.skip("integers cannot be raised to negative powers")
+    (x,) = with_specials(np.random.default_rng(2), [(5, 6)], np.dtype(dtype))
+    want = jax.lax.integer_pow(x, y)
+    _compare(lax.integer_pow(x, y), want, "integer_pow", np.dtype(dtype))
+    _compare(xjax.jit(lambda v: lax.integer_pow(v, y))(x), want, "integer_pow", np.dtype(dtype))

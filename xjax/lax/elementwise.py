@@ -189,14 +189,17 @@ def _integer_pow_impl(x, *, y):
 def _integer_pow_build(em, dtype, x, *, y):
     if y == 0:
         return em.const(1, dtype)
-    acc = _binary_powering(x, builtins.abs(y), lambda a, b: em.op("stablehlo.multiply", [a, b], dtype))
+    def multiply(a, b):
+        return em.op("stablehlo.multiply", [a, b], dtype)
+
+    acc = _binary_powering(x, builtins.abs(y), multiply)
     if y < 0:
         acc = em.op("stablehlo.divide", [em.const(1, dtype), acc], dtype)
     return acc
 
 
 integer_pow_p = naryop("integer_pow", None, abstract_eval=_integer_pow_abstract_eval,
-                       impl=via_float32(_integer_pow_impl),
+                       impl=_integer_pow_impl,
                        lower=lower_composite(_integer_pow_build))
 
 

@@ -253,6 +253,24 @@ def lower_single(op_name: str, attributes=None):
     return lower
 
 
+def lower_single_in_float32(op_name: str):
+    """Lowering to one op, computed in float32 for float16/bfloat16 operands: XLA's CPU
+    backend evaluates some ops (rsqrt, cbrt, log1p) natively in float16, rounding differently
+    from JAX's (and from the NumPy impls, which round once from float32)."""
+    plain = lower_single(op_name)
+
+    def lower(ctx, *operands, **params):
+        dtype = ctx.avals_in[0].dtype
+        if dtype not in _LOW_FLOATS:
+            return plain(ctx, *operands, **params)
+        out = ctx.avals_out[0]
+        em = Emitter(ctx, out.shape)
+        args = [em.convert(a, np.float32) for a in broadcast_args(ctx, operands)]
+        return em.convert(em.op(op_name, args, np.float32), out.dtype)
+
+    return lower
+
+
 def lower_via_float32(build):
     """Lowering that runs ``build(emitter, *operands) -> value`` in float32 for float16 and
     bfloat16 operands (converting in and out), else in the operand dtype."""

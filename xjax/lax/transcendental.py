@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.lax import complex_numpy as cn
-from xjax.lax.naryop import (FLOATING, INEXACT, by_kind, lower_composite, lower_single, naryop,
-                             real_dtype, via_float32)
+from xjax.lax.naryop import (FLOATING, INEXACT, by_kind, lower_composite, lower_single,
+                             lower_single_in_float32, naryop, real_dtype, via_float32)
 from xjax.lax.rules import binary_wrapper, unary_wrapper
 
 
@@ -23,7 +23,8 @@ def _unary(name, impl, lower_op, doc, accepted=INEXACT):
 
 # -- exponentials and logarithms --
 
-exp_p, exp = _unary("exp", by_kind(np.exp, cn.exp), "stablehlo.exponential", """Elementwise exponential
+exp_p, exp = _unary("exp", by_kind(np.exp, cn.exp), "stablehlo.exponential",
+                    """Elementwise exponential
 :math:`e^x`.
 
 Examples
@@ -42,15 +43,21 @@ def _exp2_build(em, dtype, x):
     return em.op("stablehlo.exponential", [em.op("stablehlo.multiply", [log2, x], dtype)], dtype)
 
 
-def _complex_exp2(z):
-    # as JAX's lowering: exp(log(2) * z), the product taken in complex arithmetic
-    return cn.exp(cn.multiply(np.asarray(np.log(2.0), z.dtype), z))
+def _exp2_impl(x):
+    # as JAX's lowering: exp(log(2) * x), rounding the product to x's dtype (complex: taken
+    # in XLA's complex arithmetic)
+    log2 = np.asarray(np.log(2.0), x.dtype)
+    if x.dtype.kind == "c":
+        return cn.exp(cn.multiply(log2, x))
+    return np.exp(np.multiply(log2, x))
 
 
-exp2_p, exp2 = _unary("exp2", by_kind(np.exp2, _complex_exp2), lower_composite(_exp2_build),
+exp2_p, exp2 = _unary("exp2", _exp2_impl, lower_composite(_exp2_build),
                       "Elementwise base-2 exponential :math:`2^x`.")
-log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log", "Elementwise natural logarithm.")
-log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p), "stablehlo.log_plus_one",
+log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log",
+                    "Elementwise natural logarithm.")
+log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p),
+                        lower_single_in_float32("stablehlo.log_plus_one"),
                         "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.")
 expm1_p, expm1 = _unary("expm1", by_kind(np.expm1, cn.expm1),
                         "stablehlo.exponential_minus_one",
@@ -73,7 +80,7 @@ def _logistic_build(em, dtype, x):
                                       em.op("stablehlo.add", [one, e], dtype)], dtype)
 
 
-logistic_p, logistic = _unary("logistic", via_float32(_logistic),
+logistic_p, logistic = _unary("logistic", _logistic,
                               lower_composite(_logistic_build),
                               "Elementwise logistic sigmoid :math:`1 / (1 + e^{-x})`.")
 
@@ -87,9 +94,11 @@ def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
 
-rsqrt_p, rsqrt = _unary("rsqrt", by_kind(via_float32(_rsqrt), cn.rsqrt), "stablehlo.rsqrt",
+rsqrt_p, rsqrt = _unary("rsqrt", by_kind(via_float32(_rsqrt), cn.rsqrt),
+                        lower_single_in_float32("stablehlo.rsqrt"),
                         "Elementwise reciprocal square root :math:`1 / \\sqrt{x}`.")
-cbrt_p, cbrt = _unary("cbrt", np.cbrt, "stablehlo.cbrt", "Elementwise cube root.",
+cbrt_p, cbrt = _unary("cbrt", np.cbrt, lower_single_in_float32("stablehlo.cbrt"),
+                      "Elementwise cube root.",
                       accepted=FLOATING)
 
 # -- trigonometry --

@@ -1,7 +1,5 @@
 """Rule-check records of the special functions."""
 
-import numpy as np
-
 from xjax import lax
 from xjax.lax.special import regularized_incomplete_beta_p
 from xjax.testing.op_records.elementwise import by_precision, uniform, with_specials
