@@ -11,9 +11,11 @@ from xjax import lax as _lax
 from xjax.control_flow.cond import cond, cond_p, switch  # noqa: F401
 from xjax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from xjax.control_flow.scan import scan, scan_p  # noqa: F401
+from xjax.control_flow.map import map  # noqa: F401,A004
+from xjax.control_flow.associative_scan import associative_scan  # noqa: F401
 
 _PUBLIC = {"cond": cond, "switch": switch, "while_loop": while_loop, "fori_loop": fori_loop,
-           "scan": scan}
+           "scan": scan, "map": map, "associative_scan": associative_scan}
 
 for _name, _fun in _PUBLIC.items():
     setattr(_lax, _name, _fun)
