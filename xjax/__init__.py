@@ -18,6 +18,8 @@ from xjax.api import (ShapeDtypeStruct, device_put, jit, make_jaxpr)  # noqa: F4
 from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,  # noqa: F401
                            value_and_grad, vjp)
 from xjax.mapping import vmap  # noqa: F401
+from xjax.custom_derivatives import (checkpoint, checkpoint_policies, custom_jvp,  # noqa: F401
+                                     custom_vjp, linear_transpose, remat)
 from xjax.runtime import default_backend, devices  # noqa: F401
 from xjax import random  # noqa: F401
 

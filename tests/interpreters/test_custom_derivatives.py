@@ -1,0 +1,106 @@
+"""custom_jvp, custom_vjp, checkpoint and linear_transpose."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import grad, jit
+
+
+def _custom_sin_jvp():
+    @xjax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), 2.0 * t
+
+    return f
+
+
+def test_custom_jvp_eager_jit_and_both_modes():
+    f = _custom_sin_jvp()
+    np.testing.assert_allclose(f(0.5), np.sin(0.5), rtol=1e-6)
+    assert float(grad(f)(0.5)) == 2.0
+    assert float(jit(grad(f))(0.5)) == 2.0
+    assert float(grad(jit(f))(0.5)) == 2.0
+    assert float(xjax.jvp(f, (0.5,), (1.0,))[1]) == 2.0
+    assert "custom_jvp_call" in str(xjax.make_jaxpr(f)(0.5))
+
+
+def test_custom_jvp_defjvps_and_nondiff_argnums():
+    @xjax.custom_jvp
+    def f(x, y):
+        return x * y
+
+    f.defjvps(lambda t, ans, x, y: 10.0 * t, None)
+    assert float(grad(f)(2.0, 3.0)) == 10.0
+
+    @xjax.custom_jvp
+    def scaled(n, x):
+        return x * n
+
+    scaled.nondiff_argnums = (0,)
+
+    @scaled.defjvp
+    def scaled_jvp(n, primals, tangents):
+        return scaled(n, primals[0]), tangents[0] * (n + 1.0)
+
+    assert float(grad(lambda x: scaled(2.0, x))(1.0)) == 3.0
+
+
+def test_custom_jvp_under_vmap_keeps_the_rule():
+    f = _custom_sin_jvp()
+    got = xjax.vmap(grad(f))(jnp.arange(3.0))
+    np.testing.assert_array_equal(got, [2.0, 2.0, 2.0])
+
+
+def test_custom_vjp():
+    @xjax.custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    def fwd(x, y):
+        return f(x, y), (x, y)
+
+    def bwd(res, g):
+        x, y = res
+        return (3.0 * g, 5.0 * g)
+
+    f.defvjp(fwd, bwd)
+    assert grad(f, argnums=(0, 1))(0.5, 2.0) == (3.0, 5.0)
+    assert float(jit(grad(f))(0.5, 2.0)) == 3.0
+    with pytest.raises(TypeError, match="forward-mode"):
+        xjax.jvp(f, (0.5, 2.0), (1.0, 1.0))
+
+
+def test_custom_vjp_bwd_with_wrong_structure_is_a_clear_error():
+    @xjax.custom_vjp
+    def f(x, y):
+        return x * y
+
+    f.defvjp(lambda x, y: (f(x, y), None), lambda res, g: (g,))
+    with pytest.raises(TypeError, match="bwd rule must produce"):
+        grad(f)(1.0, 2.0)
+
+
+def test_checkpoint_recomputes_and_agrees():
+    def f(x):
+        return jnp.sin(jnp.sin(x))
+
+    g = xjax.checkpoint(f)
+    for x in (0.3, -1.2):
+        np.testing.assert_allclose(grad(g)(x), grad(f)(x), rtol=1e-6)
+    np.testing.assert_allclose(jit(grad(g))(0.3), grad(f)(0.3), rtol=1e-6)
+    text = str(xjax.make_jaxpr(grad(g))(0.3))
+    assert text.count("sin a") >= 2  # the forward is recomputed in the backward pass
+    with pytest.raises(NotImplementedError):
+        xjax.checkpoint(f, policy=xjax.checkpoint_policies.dots_saveable)
+
+
+def test_linear_transpose():
+    f_t = xjax.linear_transpose(lambda x, y: 2.0 * x + y, 1.0, 1.0)
+    assert f_t(1.0) == (2.0, 1.0)

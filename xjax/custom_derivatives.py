@@ -1,0 +1,326 @@
+"""``custom_jvp``, ``custom_vjp``, ``checkpoint`` (``remat``) and ``linear_transpose``.
+
+Outside any transformation a custom-derivative function simply runs. Under one, it binds a
+primitive holding the function's jaxpr and the user's rule (xjax/interpreters/
+custom_derivatives.py), so staging keeps the primal and differentiation uses the rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from xjax.core.ad_util import UndefinedPrimal, get_aval
+from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.trace import ctx as trace_ctx
+from xjax.interpreters.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
+                                                  custom_vjp_call_p)
+from xjax.interpreters.eval import EvalTrace
+from xjax.interpreters.jit_call import consts_as_args
+from xjax.interpreters.staging import trace_to_jaxpr
+from xjax.interpreters.transpose import backward_pass
+from xjax.lax.ad_rules import instantiate
+from xjax.lax.rules import to_operand
+
+
+def _at_top_level() -> bool:
+    return type(trace_ctx.trace) is EvalTrace
+
+
+def _resolve_args(fun, args, kwargs):
+    """Keyword arguments become positional (custom rules see positional arguments)."""
+    if not kwargs:
+        return tuple(args)
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args) + tuple(bound.kwargs.values())
+
+
+def _split(args, nondiff_argnums):
+    nondiff = [args[i] for i in nondiff_argnums]
+    diff = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, diff
+
+
+def _merge(nondiff_argnums, nondiff, diff):
+    nondiff_iter, diff_iter = iter(nondiff), iter(diff)
+    total = len(nondiff) + len(diff)
+    return [next(nondiff_iter) if i in nondiff_argnums else next(diff_iter)
+            for i in range(total)]
+
+
+def _trace_primal(fun, nondiff_argnums, nondiff, flat_args, in_tree):
+    box = {}
+
+    def flat_fun(*xs):
+        diff = tree_unflatten(in_tree, xs)
+        out = fun(*_merge(nondiff_argnums, nondiff, list(diff)))
+        flat_out, out_tree = tree_flatten(out)
+        box["out_tree"] = out_tree
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, [get_aval(a) for a in flat_args])
+    call_jaxpr, consts = consts_as_args(closed)
+    return call_jaxpr, consts, box["out_tree"]
+
+
+class custom_jvp:
+    """A function with a user-defined forward-mode derivative.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_jvp
+    ... def f(x):
+    ...     return jnp.sin(x)
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return f(x), 2.0 * t
+    >>> xjax.grad(f)(0.5)
+    Array(2., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with
+        ``nondiff_argnums``: ``jvp(*nondiff_args, primals, tangents)``)."""
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set one rule per argument, ``rule(t, primal_out, *primals)``; None for arguments
+        with no derivative. The tangent out is the sum of the rules' results."""
+        def jvp(primals, tangents):
+            out = self(*primals)
+            total = None
+            for rule, t in zip(jvps, tangents, strict=True):
+                if rule is None:
+                    continue
+                term = rule(t, out, *primals)
+                total = term if total is None else _tree_add(total, term)
+            from xjax.lax.ad_rules import zeros_like_aval
+            if total is None:
+                from xjax.core.pytree import tree_map
+                total = tree_map(lambda o: zeros_like_aval(get_aval(o)), out)
+            return out, total
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _at_top_level():
+            return self.fun(*args)
+        nondiff, diff = _split(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(tuple(diff))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
+                                                     flat_args, in_tree)
+        user_jvp = self.jvp
+
+        def flat_jvp(primals, tangents):
+            p = tuple(tree_unflatten(in_tree, primals))
+            t = tuple(tree_unflatten(in_tree, tangents))
+            out, t_out = user_jvp(*nondiff, p, t)
+            flat_out, tree = tree_flatten(out)
+            flat_t, t_tree = tree_flatten(t_out)
+            if tree != out_tree or t_tree != out_tree:
+                raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                                f"equal container (pytree) structures matching the function's "
+                                f"output {out_tree}, but got {tree} and {t_tree}.")
+            return [to_operand(o) for o in flat_out], [to_operand(o) for o in flat_t]
+
+        outs = custom_jvp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
+                                      num_consts=len(consts), jvp=flat_jvp,
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_tree, outs)
+
+
+def _tree_add(x, y):
+    from xjax.core.pytree import tree_map
+    from xjax.lax.ad_rules import add_tangents
+    return tree_map(add_tangents, x, y)
+
+
+class custom_vjp:
+    """A function with a user-defined reverse-mode derivative.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_vjp
+    ... def f(x):
+    ...     return jnp.sin(x)
+    >>> f.defvjp(lambda x: (f(x), x), lambda x, g: (3.0 * g,))
+    >>> xjax.grad(f)(0.5)
+    Array(3., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        """``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns a
+        tuple with one cotangent per differentiable argument (None for zero)."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _at_top_level():
+            return self.fun(*args)
+        nondiff, diff = _split(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(tuple(diff))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
+                                                     flat_args, in_tree)
+        fwd, bwd, nondiff_argnums = self.fwd, self.bwd, self.nondiff_argnums
+
+        def flat_fwd(primals):
+            diff_args = list(tree_unflatten(in_tree, primals))
+            result = fwd(*_merge(nondiff_argnums, nondiff, diff_args))
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise TypeError("Custom VJP fwd rule must produce a pair (output, residuals), "
+                                f"got {type(result).__name__}.")
+            out, residuals = result
+            flat_out, tree = tree_flatten(out)
+            if tree != out_tree:
+                raise TypeError("Custom VJP fwd rule must produce an output with the same "
+                                f"container (pytree) structure as the primal function {out_tree}"
+                                f", but got {tree}.")
+            return [to_operand(o) for o in flat_out], residuals
+
+        def flat_bwd(residuals, ct):
+            return bwd(*nondiff, residuals, ct)
+
+        outs = custom_vjp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
+                                      num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd,
+                                      out_tree=out_tree)
+        return tree_unflatten(out_tree, outs)
+
+
+# -- checkpoint --
+
+class checkpoint_policies:
+    """Which intermediates ``checkpoint`` may save instead of recomputing."""
+
+    nothing_saveable = "nothing_saveable"
+    everything_saveable = "everything_saveable"
+
+    @staticmethod
+    def _unsupported(name):
+        def policy(*args, **kwargs):
+            raise NotImplementedError(f"checkpoint policy {name} is not supported yet; use "
+                                      "nothing_saveable (the default) or everything_saveable")
+        policy.__name__ = name
+        return policy
+
+
+for _name in ("dots_saveable", "checkpoint_dots", "dots_with_no_batch_dims_saveable",
+              "checkpoint_dots_with_no_batch_dims", "save_anything_except_these_names",
+              "save_any_names_but_these", "save_only_these_names", "save_from_both_policies",
+              "offload_dot_with_no_batch_dims", "save_and_offload_only_these_names"):
+    setattr(checkpoint_policies, _name, checkpoint_policies._unsupported(_name))
+
+
+def _policy_name(policy):
+    if policy is None:
+        return "nothing_saveable"
+    if policy in ("nothing_saveable", "everything_saveable"):
+        return policy
+    raise NotImplementedError(f"checkpoint policy {getattr(policy, '__name__', policy)} is not "
+                              "supported yet; use nothing_saveable (the default) or "
+                              "everything_saveable")
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Recompute ``fun``'s intermediates in the backward pass instead of storing them.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> f = xjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    >>> float(xjax.grad(f)(0.0))
+    1.0
+    """
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    policy_name = _policy_name(policy)
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
+        tuple(static_argnums)
+
+    @functools.wraps(fun, updated=())
+    def remat_fun(*args, **kwargs):
+        if _at_top_level():
+            return fun(*args, **kwargs)
+        args = _resolve_args(fun, args, kwargs)
+        static, dynamic = _split(args, static_argnums)
+        flat_args, in_tree = tree_flatten(tuple(dynamic))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(fun, static_argnums, static, flat_args,
+                                                     in_tree)
+        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy_name)
+        return tree_unflatten(out_tree, outs)
+
+    return remat_fun
+
+
+remat = checkpoint
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun`` at the shapes of ``primals``.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> f_t = xjax.linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(1.0)
+    (Array(2., dtype=float32, weak_type=True),)
+    """
+    flat_primals, in_tree = tree_flatten(primals)
+    in_avals = [get_aval(to_operand(p)) for p in flat_primals]
+    box = {}
+
+    def flat_fun(*xs):
+        out = fun(*tree_unflatten(in_tree, xs))
+        flat_out, out_tree = tree_flatten(out)
+        box["out_tree"] = out_tree
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    out_tree = box["out_tree"]
+
+    def transposed(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        flat_cts, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose cotangent structure {ct_tree} does not match "
+                            f"the function's output structure {out_tree}")
+        results = backward_pass(closed.jaxpr, closed.consts,
+                                [UndefinedPrimal(a) for a in in_avals],
+                                [to_operand(c) for c in flat_cts])
+        return tuple(tree_unflatten(in_tree, [instantiate(r) for r in results]))
+
+    return transposed

@@ -1,0 +1,319 @@
+"""Primitives behind ``custom_jvp``, ``custom_vjp`` and ``checkpoint``.
+
+- ``custom_jvp_call`` holds the primal function's jaxpr and the user's jvp function (a
+  hashable Python callable param). Evaluated or staged, it is the primal; under a JVP trace
+  its rule calls the user's jvp.
+- ``custom_vjp_call`` holds the primal jaxpr, ``fwd`` and ``bwd``. Its jvp rule runs ``fwd``
+  and returns as tangent a ``custom_lin`` application: linear in the tangents, staged by
+  linearize, and transposed by calling ``bwd``. Forward mode alone reaches ``custom_lin``'s
+  impl, which raises JAX's error.
+- ``checkpoint`` (remat) holds a jaxpr; its partial evaluation keeps only the inputs as
+  residuals, so the backward pass recomputes the forward intermediates.
+"""
+
+from __future__ import annotations
+
+from xjax.core.ad_util import Zero, get_aval, tangent_aval
+from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from xjax.core.primitive import NONLINEAR, Absent, Primitive
+from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.trace import set_current_trace
+from xjax.interpreters.jit_call import _derived, _trace_flat
+from xjax.lax.ad_rules import instantiate, zeros_like_aval
+from xjax.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
+from xjax.lowering.lower_jaxpr import lower_jaxpr_body
+
+
+def _call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return call_jaxpr.out_avals
+
+
+def _call_impl(*values, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return eval_jaxpr(call_jaxpr.jaxpr, [], *values)
+
+
+def _call_lower(ctx, *operands, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return lower_jaxpr_body(ctx.builder, call_jaxpr.jaxpr, [], list(operands))
+
+
+def _check_const_tangents(tangents, num_consts, kind):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise TypeError(f"Detected differentiation of a {kind} function with respect to a "
+                        f"closed-over value. That isn't supported because the custom rule "
+                        f"only specifies how to differentiate the {kind} function with "
+                        "respect to explicit input parameters. Pass the value as an "
+                        "argument instead of closing over it.")
+
+
+def _inline_batch(trace, vals, dims, call_jaxpr):
+    """Batch by evaluating the primal body under the vmap (drops the custom rule)."""
+    from xjax.interpreters.batching import batch_flat
+    return batch_flat(lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, [], *xs), vals, dims,
+                      trace.axis_name, trace.axis_size)
+
+
+# -- custom_jvp --
+
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    _check_const_tangents(tangents, num_consts, "custom_jvp")
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    if not symbolic_zeros:
+        tangents = [instantiate(t) for t in tangents]
+    primal_out, tangent_out = jvp(list(primals), list(tangents))
+    return list(primal_out), list(tangent_out)
+
+
+def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    """Keep the custom rule under vmap: bind again with the vmapped body and a vmapped jvp
+    (operands' batch axes moved first). Batched closed-over values inline the body."""
+    from xjax.interpreters.batching import batch_flat
+    from xjax.mapping import vmap
+    if all(d is not_mapped for d in dims):
+        outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts,
+                                      jvp=jvp, symbolic_zeros=symbolic_zeros)
+        return outs, [not_mapped] * len(outs)
+    if any(d is not not_mapped for d in dims[:num_consts]):
+        return _inline_batch(trace, vals, dims, call_jaxpr)
+    size, name = trace.axis_size, trace.axis_name
+    consts = list(vals[:num_consts])
+    args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
+                                                       strict=True)]
+    n = len(args)
+
+    def batched_jvp(primals, tangents):
+        tangents = [instantiate(t) for t in tangents]
+        out = vmap(lambda *a: _pair(jvp(list(a[:n]), list(a[n:]))), axis_name=name)(
+            *primals, *tangents)
+        return out[0], out[1]
+
+    def make():
+        def batched(*xs):
+            cs, ys = xs[:num_consts], xs[num_consts:]
+            outs, out_dims = batch_flat(
+                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, [0] * n, name,
+                size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+        return _trace_flat(batched, [get_aval(v) for v in consts + args], "custom_jvp")
+
+    closed, extra = _derived("custom_jvp_batch", call_jaxpr, (name, size, num_consts), make)
+    outs = custom_jvp_call_p.bind(*extra, *consts, *args, call_jaxpr=closed,
+                                  num_consts=len(extra) + num_consts, jvp=batched_jvp,
+                                  symbolic_zeros=False)
+    return outs, [0] * len(outs)
+
+
+def _pair(result):
+    primal_out, tangent_out = result
+    return list(primal_out), [instantiate(t) for t in tangent_out]
+
+
+custom_jvp_call_p = Primitive(
+    "custom_jvp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
+    jvp=_custom_jvp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_jvp_batch),
+    multiple_results=True, hidden_params=(("jvp", ...), ("symbolic_zeros", False)))
+
+
+# -- custom_vjp --
+
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+    _check_const_tangents(tangents, num_consts, "custom_vjp")
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    outs, residuals = fwd(list(primals))
+    flat_res, res_tree = tree_flatten(residuals)
+    tangents = [instantiate(t) for t in tangents]
+    out_avals = tuple(tangent_aval(get_aval(o)) for o in outs)
+    in_avals = tuple(tangent_aval(get_aval(p)) for p in primals)
+    tangent_outs = custom_lin_p.bind(*flat_res, *tangents, num_res=len(flat_res),
+                                     res_tree=res_tree, bwd=bwd, out_avals=out_avals,
+                                     in_avals=in_avals, out_tree=out_tree)
+    return list(outs), list(tangent_outs)
+
+
+def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+    # Under vmap the primal body is batched; differentiating a vmapped custom_vjp function
+    # then differentiates the primal (vmap of grad keeps the custom rule).
+    return _inline_batch(trace, vals, dims, call_jaxpr)
+
+
+custom_vjp_call_p = Primitive(
+    "custom_vjp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
+    jvp=_custom_vjp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_vjp_batch),
+    multiple_results=True, hidden_params=(("fwd", ...), ("bwd", ...), ("out_tree", ...)))
+
+
+def _custom_lin_abstract_eval(*avals, num_res, res_tree, bwd, out_avals, in_avals, out_tree):
+    return list(out_avals)
+
+
+def _custom_lin_impl(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *operands, num_res, res_tree, bwd, out_avals, in_avals,
+                          out_tree):
+    residuals = tree_unflatten(res_tree, operands[:num_res])
+    cts = [zeros_like_aval(a) if type(c) is Zero else c
+           for c, a in zip(cts, out_avals, strict=True)]
+    result = bwd(residuals, tree_unflatten(out_tree, cts))
+    if not isinstance(result, (tuple, list)):
+        raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
+                        f"primal input, but got {type(result).__name__}.")
+    flat, tree = tree_flatten(tuple(result), is_leaf=lambda x: x is None)
+    if len(flat) != len(in_avals):
+        raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
+                        f"(pytree) structure as the args tuple of the primal function, and in "
+                        f"particular must produce a tuple of length equal to the number of "
+                        f"arguments to the primal function, but got bwd output structure "
+                        f"{tree} for {len(in_avals)} primal inputs.")
+    out = []
+    for c, aval in zip(flat, in_avals, strict=True):
+        if c is None:
+            out.append(Zero(aval))
+            continue
+        c_aval = get_aval(c)
+        if c_aval.shape != aval.shape:
+            raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
+                             f"shape/dtypes as the args tuple of the primal function, but got "
+                             f"a cotangent of shape {c_aval.shape} for a primal input of "
+                             f"shape {aval.shape}.")
+        out.append(c)
+    return [None] * num_res + out
+
+
+custom_lin_p = Primitive(
+    "custom_lin", abstract_eval=_custom_lin_abstract_eval, impl=_custom_lin_impl,
+    lower=Absent("only appears in linear jaxprs, which are transposed, never compiled"),
+    jvp=Absent("the tangent map of a custom_vjp function has no jvp of its own"),
+    transpose=_custom_lin_transpose,
+    batch=Absent("only appears in linear jaxprs made under linearize"),
+    multiple_results=True)
+
+
+# -- checkpoint (remat) --
+
+def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, policy):
+    return jaxpr.out_avals
+
+
+def _remat_impl(*values, jaxpr: ClosedJaxpr, policy):
+    return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *values)
+
+
+def _remat_lower(ctx, *operands, jaxpr: ClosedJaxpr, policy):
+    return lower_jaxpr_body(ctx.builder, jaxpr.jaxpr, [], list(operands))
+
+
+def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, policy):
+    from xjax.interpreters.jvp import jvp_flat
+    nonzero = tuple(type(t) is not Zero for t in tangents)
+    n = len(primals)
+
+    def make():
+        in_avals = [get_aval(p) for p in primals]
+        t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+        out_nonzero = []
+
+        def jvp_fun(*args):
+            ps, ts_iter = args[:n], iter(args[n:])
+            ts = [next(ts_iter) if nz else Zero(tangent_aval(a))
+                  for a, nz in zip(in_avals, nonzero, strict=True)]
+            outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, [], *xs), ps, ts)
+            out_nonzero.extend(type(t) is not Zero for t in out_ts)
+            return list(outs) + [t for t in out_ts if type(t) is not Zero]
+
+        closed, consts = _trace_flat(jvp_fun, in_avals + t_avals, "checkpoint")
+        return closed, consts, tuple(out_nonzero)
+
+    closed, consts, out_nonzero = _derived("remat_jvp", jaxpr, nonzero, make)
+    outs = checkpoint_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
+                             jaxpr=closed, policy=policy)
+    n_out = len(jaxpr.out_avals)
+    t_iter = iter(outs[n_out:])
+    return outs[:n_out], [next(t_iter) if nz else Zero(tangent_aval(a))
+                          for a, nz in zip(jaxpr.out_avals, out_nonzero, strict=True)]
+
+
+def _restrict_outputs(jaxpr: ClosedJaxpr, keep) -> ClosedJaxpr:
+    inner = jaxpr.jaxpr
+    return ClosedJaxpr(Jaxpr([], inner.invars, [v for v, k in zip(inner.outvars, keep,
+                                                                   strict=True) if k],
+                             inner.eqns), [])
+
+
+def _remat_partial_eval(trace, args, params):
+    """Known outputs now; the unknown ones staged as a checkpoint of the whole body, whose
+    residuals are only its known inputs: the backward pass recomputes the rest."""
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr
+    from xjax.interpreters.staging import StagingTrace
+    jaxpr, policy = params["jaxpr"], params["policy"]
+    unknowns = tuple(trace.is_unknown(x) for x in args)
+    if policy == "everything_saveable":
+        from xjax.interpreters.jit_call import _jit_partial_eval
+        return _jit_partial_eval(trace, args, {"jaxpr": jaxpr, "name": "checkpoint"})
+    out_unknowns = _derived("remat_pe", jaxpr, unknowns,
+                            lambda: partial_eval_jaxpr(jaxpr.jaxpr, unknowns)[2])
+    known_part = _derived("remat_known", jaxpr, unknowns,
+                          lambda: _restrict_outputs(jaxpr, [not u for u in out_unknowns]))
+    unknown_part = _derived("remat_unknown", jaxpr, unknowns,
+                            lambda: _restrict_outputs(jaxpr, out_unknowns))
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        if any(not u for u in out_unknowns):
+            known_outs = _known_outputs(jaxpr, unknowns, known_args, out_unknowns)
+        else:
+            known_outs = []
+    unknown_outs = StagingTrace.process_primitive(trace, checkpoint_p, list(args),
+                                                  {"jaxpr": unknown_part, "policy": policy})
+    del known_part
+    k_iter, u_iter = iter(known_outs), iter(unknown_outs)
+    return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
+
+
+def _known_outputs(jaxpr, unknowns, known_args, out_unknowns):
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr
+    known, _, _, n_res = _derived("remat_known_jaxpr", jaxpr, tuple(unknowns),
+                                  lambda: partial_eval_jaxpr(jaxpr.jaxpr, unknowns))
+    outs = eval_jaxpr(known, [], *known_args)
+    return outs[:len(outs) - n_res]
+
+
+def _remat_transpose(cts, *operands, jaxpr: ClosedJaxpr, policy):
+    from xjax.interpreters.transpose import backward_pass, is_undefined
+    results = backward_pass(jaxpr.jaxpr, [], list(operands), list(cts))
+    return [r if is_undefined(o) else None for r, o in zip(results, operands, strict=True)]
+
+
+def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, policy):
+    """Batch the body under this vmap and checkpoint the batched body."""
+    from xjax.interpreters.batching import batch_flat
+    size, name = trace.axis_size, trace.axis_name
+    moved = [bdim_at_front(v, d, size) for v, d in zip(vals, dims, strict=True)]
+
+    def make():
+        def batched(*xs):
+            outs, out_dims = batch_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, [], *ys), xs,
+                                        [0] * len(xs), name, size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+        return _trace_flat(batched, [get_aval(m) for m in moved], "checkpoint")
+
+    closed, consts = _derived("remat_batch", jaxpr, (name, size), make)
+    if consts:  # constants the batched body needs become leading operands
+        closed = ClosedJaxpr(closed.jaxpr, [])
+    outs = checkpoint_p.bind(*consts, *moved, jaxpr=closed, policy=policy)
+    return outs, [0] * len(outs)
+
+
+checkpoint_p = Primitive(
+    "checkpoint", abstract_eval=_remat_abstract_eval, impl=_remat_impl, lower=_remat_lower,
+    jvp=_remat_jvp, transpose=_remat_transpose, batch=NeedsTrace(_remat_batch),
+    multiple_results=True)
+
+
+def _register():
+    from xjax.interpreters.partial_eval import partial_eval_rules
+    partial_eval_rules[checkpoint_p] = _remat_partial_eval
+
+
+_register()
+
+
