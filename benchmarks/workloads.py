@@ -72,3 +72,39 @@ def jit_call(ns):
 def eager_exp(ns):
     x = ns.asarray(np.arange(4, dtype=np.float32))
     return lambda: ns.block(ns.np.exp(x))
+
+
+def _rnn_scan(ns):
+    """A 1000-step scan of ``h = tanh(W h + x)`` with hidden size 64."""
+    rng = np.random.default_rng(0)
+    w = ns.asarray((rng.standard_normal((64, 64)) / 8).astype(np.float32))
+    xs = ns.asarray(rng.standard_normal((1000, 64)).astype(np.float32))
+    h0 = ns.asarray(np.zeros(64, np.float32))
+    lax = __import__(ns.np.__name__.split(".")[0]).lax
+
+    def rnn(h, xs, w):
+        def step(h, x):
+            h = ns.np.tanh(w @ h + x)
+            return h, h
+        return lax.scan(step, h, xs)
+
+    return rnn, (h0, xs, w)
+
+
+@workload("rnn_scan_1000_jit", needs_jit=True)
+def rnn_scan_jit(ns):
+    rnn, args = _rnn_scan(ns)
+    f = ns.jit(rnn)
+    return lambda: ns.block(f(*args)[1])
+
+
+@workload("rnn_scan_compile", needs_jit=True)
+def rnn_scan_compile(ns):
+    """Tracing, lowering and compiling the scan: a fresh jit of a new function per call."""
+    rnn, args = _rnn_scan(ns)
+
+    def compile_and_run():
+        f = ns.jit(lambda h, xs, w: rnn(h, xs, w))
+        return ns.block(f(*args)[1])
+
+    return compile_and_run
