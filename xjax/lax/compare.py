@@ -83,7 +83,18 @@ lt_to_p = naryop("lt_to", ORDERED, impl=_total_order_compare(np.less), result_dt
 # -- select_n --
 
 
+_select_avals: dict = {}
+
+
 def _select_n_abstract_eval(which, *cases):
+    key = (which, *cases)
+    out = _select_avals.get(key)
+    if out is None:
+        out = _select_avals[key] = _select_n_aval(which, *cases)
+    return out
+
+
+def _select_n_aval(which, *cases):
     if not cases:
         raise TypeError("select must have at least one case")
     if any(c.shape != cases[0].shape for c in cases[1:]):

@@ -25,7 +25,15 @@ _BOOL = np.dtype(np.bool_)
 # -- convert_element_type --
 
 
+_checked_dtypes: dict = {}
+
+
 def _check_new_dtype(new_dtype, where: str) -> np.dtype:
+    """``new_dtype`` as a canonical valid dtype (remembered: wrappers call this per call)."""
+    try:
+        return _checked_dtypes[new_dtype, dtypes.canonicalize_dtype(np.float64)]
+    except (KeyError, TypeError):
+        pass
     try:
         dtype = np.dtype(new_dtype)
     except TypeError:
@@ -33,20 +41,34 @@ def _check_new_dtype(new_dtype, where: str) -> np.dtype:
     if dtype is None or not dtypes.is_valid_dtype(dtype):
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype "
                         f"{new_dtype} in {where}")
+    dtype = dtypes.canonicalize_dtype(dtype)
+    try:  # keyed by the x64 mode too (the canonical float64)
+        _checked_dtypes[new_dtype, dtypes.canonicalize_dtype(np.float64)] = dtype
+    except TypeError:
+        pass
     return dtype
 
 
+_convert_avals: dict = {}
+
+
 def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding):
-    return ShapedArray(operand.shape, new_dtype, weak_type)
+    key = (operand, new_dtype, weak_type)
+    out = _convert_avals.get(key)
+    if out is None:
+        out = _convert_avals[key] = ShapedArray(operand.shape, new_dtype, weak_type)
+    return out
 
 
 def _float_to_int(x, dtype):
     """Truncate toward zero, saturate at ``dtype``'s range, NaN -> 0 (XLA's conversion)."""
     info = dtypes.iinfo(dtype)
     wide = np.asarray(x, np.float64)  # exact for every float type of 64 bits or fewer
-    wide = np.where(np.isnan(wide), 0.0, wide)
+    wide = np.where(wide == wide, wide, 0.0)
     if info.bits <= 32:
-        return np.clip(wide, info.min, info.max).astype(dtype)
+        np.maximum(wide, float(info.min), out=wide)
+        np.minimum(wide, float(info.max), out=wide)
+        return wide.astype(dtype)
     # info.max is not a float64: clip below it and saturate separately
     top = float(info.max) + 1.0  # 2**63 or 2**64, exact
     below_top = np.nextafter(top, 0.0)
@@ -92,11 +114,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type: bool = False, shar
     operand itself when nothing changes. ``xjax.numpy`` uses it to make weak results."""
     x = operand if type(operand) is Array or isinstance(operand, Tracer) else \
         to_operand(operand)
-    if new_dtype is None:
-        new_dtype = x.dtype
-    else:
-        new_dtype = dtypes.canonicalize_dtype(
-            _check_new_dtype(new_dtype, "convert_element_type"))
+    new_dtype = x.dtype if new_dtype is None else \
+        _check_new_dtype(new_dtype, "convert_element_type")
     weak_type = bool(weak_type)
     if x.dtype == new_dtype and x.aval.weak_type == weak_type and sharding is None:
         return x
@@ -179,7 +198,7 @@ def bitcast_convert_type(operand, new_dtype):
     >>> lax.bitcast_convert_type(np.float32(1.0), np.int32)
     Array(1065353216, dtype=int32)
     """
-    new_dtype = dtypes.canonicalize_dtype(_check_new_dtype(new_dtype, "bitcast_convert_type"))
+    new_dtype = _check_new_dtype(new_dtype, "bitcast_convert_type")
     return bitcast_convert_type_p.bind(to_operand(operand), new_dtype=new_dtype)
 
 

@@ -18,9 +18,9 @@ from xjax.core import dtypes
 from xjax.core.primitive import NOT_DIFFERENTIABLE
 from xjax.lax import complex_numpy
 from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, INEXACT, NUMERIC,
-                             REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, check_accepted,
-                             complex_dtype, elementwise_result, lower_composite, lower_single,
-                             by_kind, naryop, real_dtype, result_shape, via_float32)
+                             REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, by_kind,
+                             check_accepted, complex_dtype, elementwise_result, lower_composite,
+                             lower_single, naryop, real_dtype, result_shape)
 from xjax.lax.rules import TRANSPOSE_TODO, binary_wrapper, to_operand, unary_wrapper
 from xjax.lowering.stablehlo import aval_type
 
@@ -189,6 +189,7 @@ def _integer_pow_impl(x, *, y):
 def _integer_pow_build(em, dtype, x, *, y):
     if y == 0:
         return em.const(1, dtype)
+
     def multiply(a, b):
         return em.op("stablehlo.multiply", [a, b], dtype)
 
