@@ -10,7 +10,7 @@ from xjax.core import dtypes, errors
 from xjax.core.ad_util import Zero, get_aval, tangent_aval
 from xjax.core.avals import ShapedArray
 from xjax.core.config import config
-from xjax.core.jaxpr import DropVar, JaxprEqn, eval_jaxpr
+from xjax.core.jaxpr import DropVar, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
 from xjax.core.trace import Tracer
@@ -297,10 +297,38 @@ def while_loop(cond_fun, body_fun, init_val):
         cond_t, body_t = _trace_while(cond_fun, body_fun, in_tree, avals)
     check_carry_type("while_loop body", body_fun, carry_tree, avals, body_t.out_tree,
                      body_t.out_avals)
-    outs = while_p.bind(*cond_t.consts, *body_t.consts, *flat,
-                        cond_jaxpr=cond_t.jaxpr, body_jaxpr=body_t.jaxpr,
-                        cond_nconsts=len(cond_t.consts), body_nconsts=len(body_t.consts))
+    outs = _bind_while(cond_t, body_t, flat)
     return tree_unflatten(body_t.out_tree, outs)
+
+
+def _bind_while(cond_t, body_t, init):
+    """Bind ``while``, as JAX does: a carry the body returns unchanged and the predicate
+    does not read becomes a body const."""
+    cond, body = cond_t.jaxpr.jaxpr, body_t.jaxpr.jaxpr
+    n_cc, n_bc = len(cond_t.consts), len(body_t.consts)
+    read_by_cond = _read_vars(cond)
+    moved = [body.outvars[k] is body.invars[n_bc + k] and
+             cond.invars[n_cc + k] not in read_by_cond for k in range(len(init))]
+    if any(moved):
+        c_consts, c_carry = split_list(cond.invars, [n_cc])[:2]
+        b_consts, b_carry = split_list(body.invars, [n_bc])[:2]
+        cond = with_invars(cond, c_consts + [v for v, m in zip(c_carry, moved) if not m])
+        body = Jaxpr([], [v for v, m in zip(b_carry, moved) if m] + b_consts +
+                     [v for v, m in zip(b_carry, moved) if not m],
+                     [v for v, m in zip(body.outvars, moved) if not m], body.eqns)
+    body_consts = [x for x, m in zip(init, moved) if m] + list(body_t.consts)
+    carry = [x for x, m in zip(init, moved) if not m]
+    outs = iter(while_p.bind(*cond_t.consts, *body_consts, *carry, cond_jaxpr=closed(cond),
+                             body_jaxpr=closed(body), cond_nconsts=n_cc,
+                             body_nconsts=len(body_consts)))
+    return [x if m else next(outs) for x, m in zip(init, moved)]
+
+
+def _read_vars(jaxpr) -> set:
+    """The variables a jaxpr's equations and outputs read."""
+    read = {a for e in jaxpr.eqns for a in e.invars if isinstance(a, Var)}
+    read.update(a for a in jaxpr.outvars if isinstance(a, Var))
+    return read
 
 
 def _trace_while(cond_fun, body_fun, in_tree, avals):

@@ -12,11 +12,11 @@ from xjax.core import errors
 from xjax.core.ad_util import get_aval
 from xjax.core.avals import ShapedArray
 from xjax.core.config import config
-from xjax.core.jaxpr import eval_jaxpr
+from xjax.core.jaxpr import Jaxpr, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from xjax.control_flow import scan_ad
-from xjax.control_flow.common import (ShortAval, check_carry_type, derived,
+from xjax.control_flow.common import (ShortAval, check_carry_type, closed, derived,
                                       promote_weak_carries, split_list, trace_function,
                                       typematch)
 from xjax.control_flow.rules_common import as_numpy, batch_fixed_point
@@ -260,11 +260,33 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     check_carry_type("scan body", f, init_tree, init_avals, carry_tree,
                      traced.out_avals[:n_carry])
     unroll = _check_unroll(unroll, length)
-    outs = scan_p.bind(*traced.consts, *init_flat, *xs_flat, reverse=bool(reverse),
-                       length=length, jaxpr=traced.jaxpr, num_consts=len(traced.consts),
-                       num_carry=n_carry, unroll=unroll)
+    outs = _bind_scan(traced.jaxpr.jaxpr, list(traced.consts), init_flat, xs_flat,
+                      reverse=bool(reverse), length=length, unroll=unroll)
     return (tree_unflatten(init_tree, outs[:n_carry]),
             tree_unflatten(y_tree, outs[n_carry:]))
+
+
+def _bind_scan(body, consts, init, xs, **params):
+    """Bind ``scan``, as JAX does: a carry the body returns unchanged becomes a const, and a
+    ys output that is merely an xs slice is the xs operand itself."""
+    nc, nk = len(consts), len(init)
+    invars, outvars = body.invars, body.outvars
+    moved = [outvars[k] is invars[nc + k] for k in range(nk)]
+    xs_positions = {v: j for j, v in enumerate(invars[nc + nk:])}
+    y_fwd = [xs_positions.get(v) if isinstance(v, Var) else None for v in outvars[nk:]]
+    c_vars, k_vars, x_vars = split_list(invars, [nc, nk])
+    new_invars = ([v for v, m in zip(k_vars, moved) if m] + c_vars +
+                  [v for v, m in zip(k_vars, moved) if not m] + x_vars)
+    new_outvars = ([v for v, m in zip(outvars[:nk], moved) if not m] +
+                   [v for v, f in zip(outvars[nk:], y_fwd) if f is None])
+    jaxpr = closed(Jaxpr([], new_invars, new_outvars, body.eqns, body.debug_info))
+    new_consts = [x for x, m in zip(init, moved) if m] + consts
+    carry = [x for x, m in zip(init, moved) if not m]
+    outs = scan_p.bind(*new_consts, *carry, *xs, jaxpr=jaxpr, num_consts=len(new_consts),
+                       num_carry=len(carry), **params)
+    carry_out, ys = iter(outs[:len(carry)]), iter(outs[len(carry):])
+    return ([x if m else next(carry_out) for x, m in zip(init, moved)] +
+            [next(ys) if f is None else xs[f] for f in y_fwd])
 
 
 def _trace_body(f, init_tree, xs_tree, init_avals, x_avals):
