@@ -630,22 +630,31 @@ def _scatter_transpose(ct, operand, indices, updates, **params):
 
 
 def _product_of_others(operand, indices, updates, params):
-    """For every update element, the product of the other updates landing on its position
-    (exact with zeros: counts the zeros, and divides only a product free of them)."""
+    """For every update element, the product of the other updates landing on its position.
+
+    A product free of zeros is divided by the update; the zero updates' product multiplies
+    back as a polynomial, so derivatives of any order are exact unless two or more updates
+    at one position are exactly zero (then the second and higher ones are not)."""
     from xjax import lax
     updates_shape = tuple(updates.shape)
     zeros, ones = _zeros(updates), full(updates_shape, 1, updates.dtype)
     is_zero = lax.eq(updates, zeros)
-    nonzero = lax.select_n(is_zero, updates, ones)
+    nonzero_part = lax.select_n(is_zero, updates, ones)
+    zero_part = lax.select_n(is_zero, ones, updates)
+
+    def product_at_position(values):
+        product = scatter_mul_p.bind(full(operand.shape, 1, operand.dtype), indices, values,
+                                     **params)
+        return _read_back(product, indices, updates_shape, params)
+
+    nonzero_product = product_at_position(nonzero_part)
+    others_nonzero = lax.select_n(is_zero, lax.div(nonzero_product, nonzero_part),
+                                  nonzero_product)
     n_zeros = _add_into(_zeros(operand), indices, lax.select_n(is_zero, zeros, ones), params)
-    product = scatter_mul_p.bind(full(operand.shape, 1, operand.dtype), indices, nonzero,
-                                 **params)
     n_zeros = _read_back(n_zeros, indices, updates_shape, params)
-    product = _read_back(product, indices, updates_shape, params)
-    # with one zero there, only that update sees a nonzero product of the others
-    lone_zero = lax.select_n(is_zero, is_zero, lax.eq(n_zeros, ones))
-    with_zeros = lax.select_n(lone_zero, zeros, product)
-    return lax.select_n(lax.eq(n_zeros, zeros), with_zeros, lax.div(product, nonzero))
+    alone = lax.select_n(lax.eq(n_zeros, ones), zeros, ones)  # this zero is the only one
+    others_zero = lax.select_n(is_zero, product_at_position(zero_part), alone)
+    return lax.mul(others_nonzero, others_zero)
 
 
 def _scatter_mul_jvp(primals, tangents, **params):
