@@ -147,13 +147,10 @@ def _extremum_pairs(pick):
         from xjax import lax
         (x, tx), (y, ty) = a, b
         out = pick(x, y)
-        one, two = scalar_constant(1, x.dtype), scalar_constant(2, x.dtype)
-        zero = scalar_constant(0, x.dtype)
+        zeros, ones, twos = (lax.full_like(x, v) for v in (0, 1, 2))
         x_wins, y_wins = lax.eq(x, out), lax.eq(y, out)
-        x_share = lax.div(lax.select_n(x_wins, lax.full_like(x, zero), lax.full_like(x, one)),
-                          lax.select_n(y_wins, lax.full_like(x, one), lax.full_like(x, two)))
-        y_share = lax.div(lax.select_n(y_wins, lax.full_like(x, zero), lax.full_like(x, one)),
-                          lax.select_n(x_wins, lax.full_like(x, one), lax.full_like(x, two)))
+        x_share = lax.div(lax.select_n(x_wins, zeros, ones), lax.select_n(y_wins, ones, twos))
+        y_share = lax.div(lax.select_n(y_wins, zeros, ones), lax.select_n(x_wins, ones, twos))
         return [out, lax.add(lax.mul(tx, x_share), lax.mul(ty, y_share))]
 
     return combine
