@@ -19,3 +19,15 @@ _PUBLIC = {"cond": cond, "switch": switch, "while_loop": while_loop, "fori_loop"
 
 for _name, _fun in _PUBLIC.items():
     setattr(_lax, _name, _fun)
+
+
+def _install_numpy_functions():
+    """The jnp functions JAX builds on control flow, where xjax.numpy has none of its own."""
+    import xjax.numpy as jnp
+    from xjax.control_flow.numpy_functions import FUNCTIONS
+    for name, fun in FUNCTIONS.items():
+        if not hasattr(jnp, name):
+            setattr(jnp, name, fun)
+
+
+_install_numpy_functions()
