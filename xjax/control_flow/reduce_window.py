@@ -56,25 +56,28 @@ def _abstract_eval(*args, jaxpr, consts, **window):
 
 def _impl(*args, jaxpr, consts, **window):
     """Per output element, fold the window's taps (row-major) into the init values with the
-    computation: plain and exact, though slow (eager use of a generic window reduction is
-    rare; jit compiles it)."""
+    computation, skipping padding and dilation holes (as XLA does): plain and exact, though
+    slow (eager use of a generic window reduction is rare; jit compiles it)."""
     operands, inits = _split(args)
-    out_shape = reduce_window_shape_tuple(np.shape(operands[0]),
-                                          *(window[k] for k in _WINDOW_PARAMS))
-    taps_per_operand = []
-    for x, init in zip(operands, inits, strict=True):
-        padded = padded_operand(np.asarray(x), np.asarray(init), window["padding"],
-                                window["base_dilation"])
-        taps_per_operand.append(list(window_taps(padded, out_shape,
-                                                 window["window_dimensions"],
-                                                 window["window_strides"],
-                                                 window["window_dilation"])))
+    shape = np.shape(operands[0])
+    out_shape = reduce_window_shape_tuple(shape, *(window[k] for k in _WINDOW_PARAMS))
+
+    def taps(x, fill):
+        padded = padded_operand(x, fill, window["padding"], window["base_dilation"])
+        return list(window_taps(padded, out_shape, window["window_dimensions"],
+                                window["window_strides"], window["window_dilation"]))
+
+    valid = taps(np.ones(shape, np.bool_), False)
+    operand_taps = [taps(np.asarray(x), np.asarray(i)) for x, i in
+                    zip(operands, inits, strict=True)]
     outs = [np.empty(out_shape, np.asarray(x).dtype) for x in operands]
     for index in np.ndindex(*out_shape):
         acc = [np.asarray(i) for i in inits]
-        for tap in zip(*taps_per_operand, strict=True):
-            acc = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *acc, *[t[index] for t in tap])
-            acc = [as_numpy(a) for a in acc]
+        for k, mask in enumerate(valid):
+            if mask[index]:
+                elements = [t[k][index] for t in operand_taps]
+                acc = [as_numpy(a) for a in
+                       eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *acc, *elements)]
         for out, a in zip(outs, acc, strict=True):
             out[index] = a
     return outs
