@@ -81,7 +81,10 @@ def test_cond_result_weak_type_follows_false_branch():
 @pytest.mark.parametrize("jitted", [False, True])
 def test_switch_clamps_the_index(jitted):
     branches = [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: -x]
-    f = (lambda i, x: lax.switch(i, branches, x))
+
+    def f(i, x):
+        return lax.switch(i, branches, x)
+
     f = jit(f) if jitted else f
     for i, want in [(-5, 4.0), (0, 4.0), (1, 6.0), (2, -3.0), (7, -3.0)]:
         assert float(f(i, 3.0)) == want, i

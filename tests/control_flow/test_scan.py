@@ -26,7 +26,7 @@ def _python_scan(f, init, xs, length, reverse=False):
     carry, ys = init, []
     order = reversed(range(length)) if reverse else range(length)
     for i in order:
-        x = None if xs is None else xjax.tree_util.tree_map(lambda v: v[i], xs)
+        x = None if xs is None else xjax.tree_util.tree_map(lambda v, i=i: v[i], xs)
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:

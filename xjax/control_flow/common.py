@@ -155,7 +155,8 @@ def equality_errors(t1, t2, path=()):
         return
     if meta1 != meta2:
         yield (path, f"{type(t1)} with pytree metadata {meta1}",
-               f"{type(t2)} with pytree metadata {meta2}", "the pytree node metadata does not match")
+               f"{type(t2)} with pytree metadata {meta2}",
+               "the pytree node metadata does not match")
         return
     for (key, c1), (_, c2) in zip(kids1, kids2, strict=True):
         yield from equality_errors(c1, c2, (*path, key))
@@ -290,7 +291,7 @@ def join_consts(traced_list):
     """Branches traced separately, each with its own consts: give every jaxpr all the consts
     (unused ones as padding) so they share one signature. Returns (jaxprs, consts)."""
     all_consts, positions = [], {}
-    for jaxpr, consts in traced_list:
+    for _, consts in traced_list:
         for c in consts:
             if id(c) not in positions:
                 positions[id(c)] = len(all_consts)
@@ -301,7 +302,8 @@ def join_consts(traced_list):
         n = len(consts)
         for c, var in zip(consts, jaxpr.invars[:n], strict=True):
             slots[positions[id(c)]] = var
-        slots = [v if v is not None else Var(get_aval(c)) for v, c in zip(slots, all_consts)]
+        slots = [v if v is not None else Var(get_aval(c))
+                 for v, c in zip(slots, all_consts, strict=True)]
         joined.append(with_invars(jaxpr, slots + jaxpr.invars[n:]))
     return joined, all_consts
 

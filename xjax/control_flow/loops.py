@@ -119,7 +119,6 @@ def _while_batch(trace, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
     size, axis_name = trace.axis_size, trace.axis_name
     vals, batched = move_to_front(vals, dims)
     nc, nb = cond_nconsts, body_nconsts
-    nk = len(vals) - nc - nb
     key = (tuple(batched), axis_name, size)
     plan = derived("while_batch", (cond_jaxpr, body_jaxpr), key,
                    lambda: _while_batch_plan(cond_jaxpr, body_jaxpr, nc, nb, batched,
@@ -310,18 +309,20 @@ def _bind_while(cond_t, body_t, init):
     moved = [body.outvars[k] is body.invars[n_bc + k] and
              cond.invars[n_cc + k] not in read_by_cond for k in range(len(init))]
     if any(moved):
+        def kept(values):
+            return [v for v, m in zip(values, moved, strict=True) if not m]
+
         c_consts, c_carry = split_list(cond.invars, [n_cc])[:2]
         b_consts, b_carry = split_list(body.invars, [n_bc])[:2]
-        cond = with_invars(cond, c_consts + [v for v, m in zip(c_carry, moved) if not m])
-        body = Jaxpr([], [v for v, m in zip(b_carry, moved) if m] + b_consts +
-                     [v for v, m in zip(b_carry, moved) if not m],
-                     [v for v, m in zip(body.outvars, moved) if not m], body.eqns)
-    body_consts = [x for x, m in zip(init, moved) if m] + list(body_t.consts)
-    carry = [x for x, m in zip(init, moved) if not m]
+        cond = with_invars(cond, c_consts + kept(c_carry))
+        body = Jaxpr([], [v for v, m in zip(b_carry, moved, strict=True) if m] + b_consts +
+                     kept(b_carry), kept(body.outvars), body.eqns)
+    body_consts = [x for x, m in zip(init, moved, strict=True) if m] + list(body_t.consts)
+    carry = [x for x, m in zip(init, moved, strict=True) if not m]
     outs = iter(while_p.bind(*cond_t.consts, *body_consts, *carry, cond_jaxpr=closed(cond),
                              body_jaxpr=closed(body), cond_nconsts=n_cc,
                              body_nconsts=len(body_consts)))
-    return [x if m else next(outs) for x, m in zip(init, moved)]
+    return [x if m else next(outs) for x, m in zip(init, moved, strict=True)]
 
 
 def _read_vars(jaxpr) -> set:

@@ -155,9 +155,11 @@ def _scan_batch(trace, vals, dims, *, reverse, length, jaxpr, num_consts, num_ca
     nc, nk = num_consts, num_carry
     consts, init, xs = split_list(vals, [nc, nk])
     c_dims, k_dims, x_dims = split_list(dims, [nc, nk])
-    consts = [c if d is not_mapped else move_axis(c, d, 0) for c, d in zip(consts, c_dims)]
-    init = [c if d is not_mapped else move_axis(c, d, 0) for c, d in zip(init, k_dims)]
-    xs = [x if d is not_mapped else move_axis(x, d, 1) for x, d in zip(xs, x_dims)]
+    consts = [c if d is not_mapped else move_axis(c, d, 0)
+              for c, d in zip(consts, c_dims, strict=True)]
+    init = [c if d is not_mapped else move_axis(c, d, 0)
+            for c, d in zip(init, k_dims, strict=True)]
+    xs = [x if d is not_mapped else move_axis(x, d, 1) for x, d in zip(xs, x_dims, strict=True)]
     in_batched = tuple(d is not not_mapped for d in dims)
 
     def make():
@@ -275,17 +277,17 @@ def _bind_scan(body, consts, init, xs, **params):
     xs_positions = {v: j for j, v in enumerate(invars[nc + nk:])}
     y_fwd = [xs_positions.get(v) if isinstance(v, Var) else None for v in outvars[nk:]]
     c_vars, k_vars, x_vars = split_list(invars, [nc, nk])
-    new_invars = ([v for v, m in zip(k_vars, moved) if m] + c_vars +
-                  [v for v, m in zip(k_vars, moved) if not m] + x_vars)
-    new_outvars = ([v for v, m in zip(outvars[:nk], moved) if not m] +
-                   [v for v, f in zip(outvars[nk:], y_fwd) if f is None])
+    new_invars = ([v for v, m in zip(k_vars, moved, strict=True) if m] + c_vars +
+                  [v for v, m in zip(k_vars, moved, strict=True) if not m] + x_vars)
+    new_outvars = ([v for v, m in zip(outvars[:nk], moved, strict=True) if not m] +
+                   [v for v, f in zip(outvars[nk:], y_fwd, strict=True) if f is None])
     jaxpr = closed(Jaxpr([], new_invars, new_outvars, body.eqns, body.debug_info))
-    new_consts = [x for x, m in zip(init, moved) if m] + consts
-    carry = [x for x, m in zip(init, moved) if not m]
+    new_consts = [x for x, m in zip(init, moved, strict=True) if m] + consts
+    carry = [x for x, m in zip(init, moved, strict=True) if not m]
     outs = scan_p.bind(*new_consts, *carry, *xs, jaxpr=jaxpr, num_consts=len(new_consts),
                        num_carry=len(carry), **params)
     carry_out, ys = iter(outs[:len(carry)]), iter(outs[len(carry):])
-    return ([x if m else next(carry_out) for x, m in zip(init, moved)] +
+    return ([x if m else next(carry_out) for x, m in zip(init, moved, strict=True)] +
             [next(ys) if f is None else xs[f] for f in y_fwd])
 
 
