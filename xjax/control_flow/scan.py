@@ -233,8 +233,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     --------
     >>> import xjax.numpy as jnp
     >>> from xjax import lax
-    >>> lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(4.0))
-    (Array(6., dtype=float32), Array([0., 0., 1., 3.], dtype=float32))
+    >>> carry, ys = lax.scan(lambda c, x: (c + x, c * 2), jnp.float32(0), jnp.arange(4.0))
+    >>> carry, ys
+    (Array(6., dtype=float32), Array([0., 0., 2., 6.], dtype=float32))
     """
     if not callable(f):
         raise TypeError("lax.scan: f argument should be callable.")
