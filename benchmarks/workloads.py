@@ -108,3 +108,17 @@ def rnn_scan_compile(ns):
         return ns.block(f(*args)[1])
 
     return compile_and_run
+
+
+@workload("random_normal_1e6_jit", needs_jit=True)
+def random_normal_jit(ns):
+    if ns.impl == "numpy":
+        rng = np.random.default_rng(0)
+        return lambda: rng.standard_normal(1_000_000, dtype=np.float32)
+    if ns.impl == "xjax":
+        from xjax import random
+    else:
+        from jax import random
+    key = random.PRNGKey(0)
+    sample = ns.jit(lambda key: random.normal(key, (1_000_000,)))
+    return lambda: ns.block(sample(key))

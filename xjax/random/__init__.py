@@ -13,12 +13,23 @@ JAX 0.10).
 (2,)
 """
 
-from xjax.random.keys import (KeyDType, PRNGKeyArray, PRNGKey, PRNGSpec, clone,  # noqa: F401
-                              key, key_data, key_dtype, key_impl, wrap_key_data)
-from xjax.random.basic import (bernoulli, bits, fold_in, normal, randint, split,  # noqa: F401
-                               uniform)
-from xjax.random.sorting import categorical, choice, permutation  # noqa: F401
+from xjax.random.keys import (KeyDType, PRNGKey, PRNGKeyArray, PRNGSpec, clone, key,
+                              key_data, key_dtype, key_impl, wrap_key_data)
+from xjax.random.basic import bernoulli, bits, fold_in, normal, randint, split, uniform
+from xjax.random.sorting import categorical, choice, permutation
+from xjax.random.distributions import (cauchy, double_sided_maxwell, exponential, geometric,
+                                       gumbel, laplace, logistic, lognormal, maxwell, pareto,
+                                       rademacher, rayleigh, triangular, truncated_normal,
+                                       wald, weibull_min)
+from xjax.random.gamma_family import (ball, beta, chisquare, dirichlet, f, gamma,
+                                      generalized_normal, loggamma, poisson, t)
+from xjax.random.multivariate import multivariate_normal, orthogonal
 
-__all__ = ["PRNGKey", "PRNGKeyArray", "bernoulli", "bits", "clone", "fold_in", "key",
-           "key_data", "key_dtype", "key_impl", "normal", "randint", "split", "uniform",
-           "wrap_key_data"]
+__all__ = ["KeyDType", "PRNGKey", "PRNGKeyArray", "PRNGSpec", "ball", "bernoulli", "beta",
+           "bits", "categorical", "cauchy", "chisquare", "choice", "clone", "dirichlet",
+           "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+           "generalized_normal", "geometric", "gumbel", "key", "key_data", "key_dtype",
+           "key_impl", "laplace", "logistic", "loggamma", "lognormal", "maxwell",
+           "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson",
+           "rademacher", "randint", "rayleigh", "split", "t", "triangular", "truncated_normal",
+           "uniform", "wald", "weibull_min", "wrap_key_data"]

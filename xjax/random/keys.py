@@ -329,9 +329,9 @@ def key_impl(keys):
     return IMPL_NAME
 
 
-def key_dtype(impl=None):
+def key_dtype(impl_spec=None):
     """The dtype of typed keys of an implementation: ``key<fry>``."""
-    _check_impl(impl)
+    _check_impl(impl_spec)
     return KEY_DTYPE
 
 

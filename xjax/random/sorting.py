@@ -1,11 +1,5 @@
-"""Samplers that sort: ``permutation`` (JAX's repeated sort by random 32-bit keys),
-``choice`` and ``categorical`` (Gumbel-max and Gumbel-top-k).
-
-xjax's lax has no sort primitive yet, so sorting here is a bitonic network on (key, index)
-pairs written with lax operations: a stable ascending sort, which is what JAX's
-``lax.sort_key_val`` gives, so permutations match JAX's bit for bit. It costs
-O(n log^2 n) work in ``log2(n) * (log2(n) + 1) / 2`` stages.
-"""
+"""Samplers that sort: ``permutation`` (JAX's repeated stable sort by random 32-bit keys),
+``choice`` and ``categorical`` (Gumbel-max, and Gumbel-top-k without replacement)."""
 
 from __future__ import annotations
 
@@ -20,9 +14,6 @@ from xjax.random import threefry
 from xjax.random._common import canonical_shape, check_shape, sampler_jit
 from xjax.random.keys import check_prng_key
 
-_I32 = np.dtype(np.int32)
-
-
 def _lax():
     from xjax import lax
     return lax
@@ -33,87 +24,20 @@ def _jnp():
     return jnp
 
 
-# -- sorting --
-
-def _compare_exchange(keys, index, j, k):
-    """One stage of the bitonic network: elements ``i`` and ``i ^ j`` are ordered,
-    ascending where bit ``k`` of ``i`` is clear and descending where it is set."""
-    lax = _lax()
-    *batch, m = keys.shape
-    blocks = m // (2 * j)
-    rank = len(batch)
-    split_shape = (*batch, blocks, 2, j)
-    keys, index = lax.reshape(keys, split_shape), lax.reshape(index, split_shape)
-    halves = [(lax.slice_in_dim(a, 0, 1, axis=rank + 1), lax.slice_in_dim(a, 1, 2, axis=rank + 1))
-              for a in (keys, index)]
-    (k_lo, k_hi), (i_lo, i_hi) = halves
-    greater = lax.bitwise_or(lax.gt(k_lo, k_hi),
-                             lax.bitwise_and(lax.eq(k_lo, k_hi), lax.gt(i_lo, i_hi)))
-    first = np.arange(blocks) * 2 * j
-    descending = ((first & k) != 0).reshape((1,) * rank + (blocks, 1, 1))
-    swap = lax.ne(greater, descending)
-    out = []
-    for lo, hi in ((k_lo, k_hi), (i_lo, i_hi)):
-        pair = [lax.select(swap, hi, lo), lax.select(swap, lo, hi)]
-        out.append(lax.reshape(lax.concatenate(pair, rank + 1), (*batch, m)))
-    return out
-
-
-def sort_indices(keys):
-    """Indices that sort ``keys`` (unsigned integers) stably ascending along the last axis."""
-    lax = _lax()
-    *batch, n = keys.shape
-    rank = len(batch)
-    index = lax.broadcasted_iota(_I32, keys.shape, rank)
-    m = 1 << max(0, (n - 1).bit_length())
-    if m != n:  # pad to a power of two with keys that sort last
-        config = [(0, 0, 0)] * rank + [(0, m - n, 0)]
-        top = np.array(dtypes.iinfo(keys.dtype).max, keys.dtype)
-        keys = lax.pad(keys, top, config)
-        index = lax.pad(index, np.array(n, _I32), config)
-    k = 2
-    while k <= m:
-        j = k // 2
-        while j >= 1:
-            keys, index = _compare_exchange(keys, index, j, k)
-            j //= 2
-        k *= 2
-    return lax.slice_in_dim(index, 0, n, axis=rank) if m != n else index
-
-
-def _sortable_bits(x):
-    """Unsigned integers ordered as the floats ``x`` are (IEEE total order)."""
-    lax = _lax()
-    nbits = dtypes.finfo(x.dtype).bits
-    unsigned = threefry.UINT_DTYPES[nbits]
-    raw = lax.bitcast_convert_type(x, unsigned)
-    sign = lax.full((), 1 << (nbits - 1), unsigned)
-    negative = lax.ne(lax.bitwise_and(raw, sign), lax.full((), 0, unsigned))
-    return lax.select(negative, lax.bitwise_not(raw), lax.bitwise_or(raw, sign))
-
-
-def top_k_indices(x, k: int):
-    """Indices of the ``k`` largest floats along the last axis, largest first (ties: the
-    lower index first), as ``lax.top_k`` orders them."""
-    lax = _lax()
-    order = sort_indices(lax.bitwise_not(_sortable_bits(x)))
-    return lax.slice_in_dim(order, 0, k, axis=len(x.shape) - 1)
-
-
 # -- permutation --
 
 def shuffle_impl(key, x, axis: int):
     """``x`` shuffled along ``axis`` (each slice along it independently)."""
-    jnp = _jnp()
     lax = _lax()
     rounds = math.ceil(3 * np.log(max(1, x.size)) / np.log(dtypes.iinfo(np.uint32).max))
-    moved = jnp.moveaxis(x, axis, -1)
+    # sorting by fresh 32-bit keys each round: once every pair of elements has had distinct
+    # keys in some round the permutation is exactly uniform; the rounds make that likely
     for _ in range(rounds):
         keys = threefry.split(key, (2,))
         key, subkey = (lax.index_in_dim(keys, i, keepdims=False) for i in range(2))
-        sort_keys = jnp.moveaxis(threefry.random_bits(subkey, 32, x.shape), axis, -1)
-        moved = jnp.take_along_axis(moved, sort_indices(sort_keys), axis=-1)
-    return jnp.moveaxis(moved, -1, axis)
+        sort_keys = threefry.random_bits(subkey, 32, x.shape)
+        _, x = lax.sort_key_val(sort_keys, x, axis)
+    return x
 
 
 @sampler_jit(static_argnames=("axis",))
@@ -222,21 +146,14 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
         if replace:
             p_cuml = jnp.cumsum(p_arr)
             r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-            ind = _searchsorted_left(p_cuml, r)
+            ind = jnp.searchsorted(p_cuml, r).astype(dtypes.default_int_dtype())
         else:
             g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = top_k_indices(g, n_draws)
+            ind = _lax().top_k(g, n_draws)[1]
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     out_shape = tuple(shape) if arr.ndim == 0 else \
         arr.shape[:axis] + tuple(shape) + arr.shape[axis + 1:]
     return result.reshape(out_shape)
-
-
-def _searchsorted_left(sorted_values, queries):
-    """For each query, the number of ``sorted_values`` below it (NumPy's side='left')."""
-    jnp = _jnp()
-    below = sorted_values < jnp.expand_dims(queries, -1)
-    return jnp.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
 
 
 # -- categorical --
@@ -281,7 +198,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True,
     if k > logits_arr.shape[axis]:
         raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
                          f"of categories ({logits_arr.shape[axis]}).")
-    indices = top_k_indices(jnp.moveaxis(logits_arr, axis, -1), k)
+    _, indices = lax.top_k(jnp.moveaxis(logits_arr, axis, -1), k)
     dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
     return lax.reshape(indices, shape, dimensions)
 
