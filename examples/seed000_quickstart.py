@@ -1,7 +1,7 @@
-"""Seed 000 (JAX quickstart): the jnp and jit parts.
+"""Seed 000 (JAX quickstart): the random-number, jnp and jit parts.
 
-The random-number, grad and vmap parts of the seed arrive with their issues (random: 5,
-autodiff: 3, vmap: 4); this file grows as they land.
+The grad and vmap parts of the seed arrive with their issues (autodiff: 3, vmap: 4); this
+file grows as they land.
 """
 
 import time
@@ -10,7 +10,15 @@ import numpy as np
 
 import xjax as jax
 import xjax.numpy as jnp
-from xjax import device_put, jit
+from xjax import device_put, jit, random
+
+# Random numbers: the seed printed these values with JAX's legacy Threefry layout (the default
+# before JAX 0.5); JAX 0.10 and xjax default to the partitionable layout.
+jax.config.update("jax_threefry_partitionable", False)
+key = random.PRNGKey(0)
+x = random.normal(key, (10,))
+print(x)
+jax.config.update("jax_threefry_partitionable", True)
 
 
 def timeit(label, fn, repeat=5):

@@ -12,6 +12,8 @@ EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 # them, up to float32 rounding where the seed's input is random).
 EXPECTED = {
     "seed000_quickstart.py": [
+        "[-0.3721109   0.26423115 -0.18252768 -0.7368197  -0.44030377 -0.1521442\n"
+        " -0.67135346 -0.5908641   0.73168886  0.5673026 ]",
         "jnp.dot of a NumPy array:",
         "jnp.dot after device_put:",
         "selu eager:",
