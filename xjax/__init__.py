@@ -8,7 +8,7 @@ import warnings as _warnings
 
 from xjax.core.config import config  # noqa: F401
 from xjax.core.array import Array  # noqa: F401
-from xjax.core import errors  # noqa: F401
+from xjax import errors  # noqa: F401
 from xjax.interpreters import eval as _eval  # noqa: F401  (installs the root eval trace)
 from xjax import lax  # noqa: F401
 from xjax import control_flow  # noqa: F401
@@ -18,6 +18,9 @@ from xjax.api import (ShapeDtypeStruct, device_put, jit, make_jaxpr)  # noqa: F4
 from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,  # noqa: F401
                            value_and_grad, vjp)
 from xjax.mapping import vmap  # noqa: F401
+from xjax.utilities import *  # noqa: F401,F403
+from xjax.core.dtypes import float0  # noqa: F401
+from xjax import dtypes, tree  # noqa: F401
 from xjax.custom_derivatives import (checkpoint, checkpoint_policies, custom_jvp,  # noqa: F401
                                      custom_vjp, linear_transpose, remat)
 from xjax.runtime import default_backend, devices  # noqa: F401
