@@ -82,3 +82,7 @@ def isdtype(dtype, kind) -> bool:
 
 
 _array_methods.install()
+from xjax.numpy.sorting import *  # noqa: F401,F403,E402
+from xjax.numpy.quantiles import *  # noqa: F401,F403,E402
+from xjax.numpy.einsum import einsum, einsum_path  # noqa: F401,E402
+from xjax.numpy.histograms import *  # noqa: F401,F403,E402
