@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xjax.core.primitive import BATCH_TODO, Absent, Primitive
+from xjax.core.primitive import Absent, Primitive
 from xjax.lax.rules import to_operand
 
 
@@ -23,7 +23,7 @@ stop_gradient_p = Primitive(
     lower=lambda ctx, x: x,
     jvp=_stop_gradient_jvp,
     transpose=Absent("its jvp is zero, so it never appears in a linear jaxpr"),
-    batch=BATCH_TODO,
+    batch=lambda args, dims: (stop_gradient_p.bind(*args), dims[0]),  # the identity
 )
 
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.core import dtypes
-from xjax.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from xjax.core.ad_util import Zero, get_aval, is_undefined, tangent_aval
+from xjax.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive
+from xjax.lax.ad_rules import instantiate
+from xjax.lax.batch_rules import batch_size, bdim_at_front, not_mapped
+from xjax.lax.bitwise import bitwise_and
 from xjax.lax.elementwise import _max_impl, _min_impl
-from xjax.lax.naryop import (ANY, ORDERED, Emitter, broadcast_args, check_same_dtypes,
-                             compare_type, naryop)
-from xjax.lax.rules import (BATCH_TODO, JVP_TODO, TRANSPOSE_TODO, binary_wrapper,
-                            broadcast_operand, to_operand)
+from xjax.lax.naryop import (ANY, ORDERED, Emitter, broadcast_args, broadcast_to,
+                             check_same_dtypes, compare_type, full_like_shape, naryop)
+from xjax.lax.rules import binary_wrapper, broadcast_operand, to_operand
 from xjax.lowering.stablehlo import aval_type
 
 _BOOL = np.dtype(np.bool_)
@@ -149,9 +152,58 @@ def _select_n_lower(ctx, which, *cases):
     return pick(0, list(cases))
 
 
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]
+    if all(type(t) is Zero for t in case_tangents):
+        return ans, Zero(tangent_aval(get_aval(ans)))
+    # both branches are differentiated: NaN in an untaken branch's tangent stays there
+    return ans, select_n_p.bind(which, *(instantiate(t) for t in case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+    """Each linear case gets the cotangent where ``which`` picks it (a select_n with that
+    case's position holding ``ct``: out-of-range ``which`` clamps as in the primal)."""
+    if type(ct) is Zero:
+        return [None] + [Zero(c.aval) if is_undefined(c) else None for c in cases]
+    zeros = full_like_shape(ct, 0)
+    cts = [None]
+    for i, case in enumerate(cases):
+        if not is_undefined(case):
+            cts.append(None)
+            continue
+        picks = [ct if j == i else zeros for j in range(len(cases))]
+        cts.append(select_n_p.bind(which, *picks))
+    return cts
+
+
+def _rank(x) -> int:
+    return len(get_aval(x).shape)
+
+
+def _select_n_batch(args, dims):
+    which, *cases = args
+    which_dim, *case_dims = dims
+    case_rank = _rank(cases[0]) - (case_dims[0] is not not_mapped)
+    which_rank = _rank(which) - (which_dim is not not_mapped)
+    if all(d == which_dim for d in case_dims) and which_rank == case_rank:
+        return select_n_p.bind(which, *cases), which_dim  # all mapped alike
+    if which_dim is not_mapped and which_rank == 0 and len(set(case_dims)) == 1:
+        return select_n_p.bind(which, *cases), case_dims[0]  # a scalar which
+    size = batch_size(args, dims)
+    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, case_dims, strict=True)]
+    if which_dim is not not_mapped or which_rank:
+        which = bdim_at_front(which, which_dim, size)
+        if which_rank < case_rank:  # a batch of scalars choosing among arrays
+            from xjax.lax.shape import broadcast_in_dim
+            which = broadcast_in_dim(which, get_aval(cases[0]).shape, (0,))
+    return select_n_p.bind(which, *cases), 0
+
+
 select_n_p = Primitive("select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
-                       lower=_select_n_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                       batch=BATCH_TODO)
+                       lower=_select_n_lower, jvp=_select_n_jvp, transpose=_select_n_transpose,
+                       batch=_select_n_batch)
 
 
 def select_n(which, *cases):
@@ -215,9 +267,60 @@ def _clamp_lower(ctx, low, x, high):
     return ctx.builder.op1("stablehlo.clamp", [low, x, high], aval_type(out))
 
 
+def _where_else_zero(pred, t, x):
+    """``t`` (broadcast to ``x``'s shape) where ``pred``, else 0."""
+    shape = get_aval(x).shape
+    return select(pred, broadcast_to(t, shape), full_like_shape(t, 0, shape))
+
+
+def _clamp_jvp(primals, tangents):
+    """The derivative flows to whichever of ``low``, ``x``, ``high`` the result is (``x``
+    only strictly inside the bounds; ``low`` only when below ``high``), as in JAX."""
+    low, x, high = primals
+    ans = clamp_p.bind(low, x, high)
+    t_low, t_x, t_high = tangents
+    out = Zero(tangent_aval(get_aval(ans)))
+    shares = []
+    if type(t_low) is not Zero:
+        shares.append(_where_else_zero(bitwise_and(gt(low, x), lt(low, high)), t_low, x))
+    if type(t_x) is not Zero:
+        shares.append(_where_else_zero(bitwise_and(gt(x, low), lt(x, high)), t_x, x))
+    if type(t_high) is not Zero:
+        shares.append(_where_else_zero(lt(high, x), t_high, x))
+    if shares:
+        from xjax.lax.elementwise import add
+        out = shares[0]
+        for share in shares[1:]:
+            out = add(out, share)
+    return ans, out
+
+
+def _clamp_batch(args, dims):
+    low, x, high = args
+    low_dim, x_dim, high_dim = dims
+    shapes = {get_aval(a).shape for a in args}
+    if low_dim == x_dim == high_dim and len(shapes) == 1:
+        return clamp_p.bind(low, x, high), x_dim  # all mapped alike
+    if low_dim is high_dim is not_mapped and not _rank(low) and not _rank(high):
+        return clamp_p.bind(low, x, high), x_dim  # scalar bounds
+    size = batch_size(args, dims)
+    x_rank = _rank(x) - (x_dim is not not_mapped)
+    x = bdim_at_front(x, x_dim, size)
+    bounds = []
+    for bound, dim in ((low, low_dim), (high, high_dim)):
+        if dim is not not_mapped or _rank(bound):
+            bound_rank = _rank(bound) - (dim is not not_mapped)
+            bound = bdim_at_front(bound, dim, size)
+            if bound_rank < x_rank:  # a batch of scalar bounds
+                from xjax.lax.shape import broadcast_in_dim
+                bound = broadcast_in_dim(bound, get_aval(x).shape, (0,))
+        bounds.append(bound)
+    return clamp_p.bind(bounds[0], x, bounds[1]), 0
+
+
 clamp_p = Primitive("clamp", abstract_eval=_clamp_abstract_eval, impl=_clamp_impl,
-                    lower=_clamp_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO,
-                    batch=BATCH_TODO)
+                    lower=_clamp_lower, jvp=_clamp_jvp, transpose=NONLINEAR,
+                    batch=_clamp_batch)
 
 
 def clamp(min, x, max):

@@ -12,12 +12,16 @@ import operator
 import numpy as np
 
 from xjax.core import dtypes
+from xjax.core.ad_util import Zero, get_aval, is_differentiable, tangent_aval
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.core.trace import Tracer
-from xjax.lax.naryop import FLOATING, Emitter, check_accepted, compare_type, real_dtype
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, TRANSPOSE_TODO, to_operand
+from xjax.lax.ad_rules import transpose_by_parts
+from xjax.lax.batch_rules import move_axis
+from xjax.lax.naryop import (FLOATING, Emitter, batch_unary, check_accepted, compare_type,
+                             real_dtype)
+from xjax.lax.rules import to_operand
 from xjax.lowering.stablehlo import aval_type
 
 _BOOL = np.dtype(np.bool_)
@@ -103,10 +107,31 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type, sharding):
     return ctx.builder.op1("stablehlo.convert", [x], aval_type(out))
 
 
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+    """The tangent converted alike between inexact dtypes (complex to real keeps the real
+    part); a zero (float0) tangent when the result is an integer or boolean."""
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                      sharding=sharding)
+    out_aval = tangent_aval(get_aval(ans))
+    if type(t) is Zero or not is_differentiable(out_aval):
+        return ans, Zero(out_aval)
+    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                            sharding=sharding)
+
+
+def _convert_transpose(ct, operand, *, new_dtype, weak_type, sharding):
+    aval = operand.aval
+    if not is_differentiable(aval):
+        return Zero(tangent_aval(aval))
+    return convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type,
+                                       sharding=None)
+
+
 convert_element_type_p = Primitive(
     "convert_element_type", abstract_eval=_convert_abstract_eval, impl=_convert_impl,
-    lower=_convert_lower, jvp=JVP_TODO, transpose=TRANSPOSE_TODO, batch=BATCH_TODO,
-    hidden_params=("sharding",))
+    lower=_convert_lower, jvp=_convert_jvp, transpose=transpose_by_parts(_convert_transpose),
+    batch=batch_unary("convert_element_type"), hidden_params=("sharding",))
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type: bool = False, sharding=None):
@@ -179,9 +204,26 @@ def _bitcast_lower(ctx, x, *, new_dtype):
     return ctx.builder.op1("stablehlo.bitcast_convert", [x], aval_type(ctx.avals_out[0]))
 
 
+def _bitcast_jvp(primals, tangents, *, new_dtype):
+    # reinterpreted bits have no derivative (zero also between float types, as in JAX)
+    ans = bitcast_convert_type_p.bind(*primals, new_dtype=new_dtype)
+    return ans, Zero(tangent_aval(get_aval(ans)))
+
+
+def _bitcast_batch(args, dims, *, new_dtype):
+    """A wider ``new_dtype`` consumes the trailing dimension (a narrower one adds one): the
+    batch axis must not be that dimension."""
+    (x,), (dim,) = args, dims
+    ndim = len(get_aval(x).shape)
+    widens = dtypes.itemsize_bits(get_aval(x).dtype) < dtypes.itemsize_bits(new_dtype)
+    if widens and dim == ndim - 1:
+        x, dim = move_axis(x, dim, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), dim
+
+
 bitcast_convert_type_p = Primitive(
     "bitcast_convert_type", abstract_eval=_bitcast_abstract_eval, impl=_bitcast_impl,
-    lower=_bitcast_lower, jvp=NOT_DIFFERENTIABLE, transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    lower=_bitcast_lower, jvp=_bitcast_jvp, transpose=NONLINEAR, batch=_bitcast_batch)
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -251,10 +293,18 @@ def _reduce_precision_lower(ctx, x, *, exponent_bits, mantissa_bits):
     return ctx.builder.op1("stablehlo.reduce_precision", [x], aval_type(ctx.avals_out[0]), attrs)
 
 
+def _reduce_precision_jvp(primals, tangents, **params):
+    # treated as linear, as JAX does: the tangent is rounded alike
+    (x,), (t,) = primals, tangents
+    ans = reduce_precision_p.bind(x, **params)
+    return ans, t if type(t) is Zero else reduce_precision_p.bind(t, **params)
+
+
 reduce_precision_p = Primitive(
     "reduce_precision", abstract_eval=_reduce_precision_abstract_eval,
-    impl=_reduce_precision_impl, lower=_reduce_precision_lower, jvp=JVP_TODO,
-    transpose=TRANSPOSE_TODO, batch=BATCH_TODO)
+    impl=_reduce_precision_impl, lower=_reduce_precision_lower, jvp=_reduce_precision_jvp,
+    transpose=transpose_by_parts(lambda ct, x, **params: reduce_precision_p.bind(ct, **params)),
+    batch=batch_unary("reduce_precision"))
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):

@@ -15,19 +15,47 @@ import enum
 import numpy as np
 
 from xjax.core import dtypes
+from xjax.core.ad_util import get_aval
 from xjax.core.primitive import NOT_DIFFERENTIABLE
 from xjax.lax import complex_numpy
+from xjax.lax.ad_rules import linear_jvp, transpose_by_parts, unbroadcast, zero_jvp
 from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, INEXACT, NUMERIC,
-                             REAL_NUMERIC, SIGNED_OR_INEXACT, broadcast_args, by_kind,
-                             check_accepted, complex_dtype, elementwise_result, lower_composite,
-                             lower_single, naryop, real_dtype, result_shape)
-from xjax.lax.rules import TRANSPOSE_TODO, binary_wrapper, to_operand, unary_wrapper
+                             REAL_NUMERIC, SIGNED_OR_INEXACT, Deferred, broadcast_args,
+                             broadcast_to, by_kind, check_accepted, complex_dtype,
+                             elementwise_result, full_like_shape, lower_composite, lower_single,
+                             naryop, parts, real_dtype, replace_zero, result_shape, scalar_like)
+from xjax.lax.rules import binary_wrapper, to_operand, unary_wrapper
 from xjax.lowering.stablehlo import aval_type
+
+# Derivative rules: ``parts`` rules are ``rule(t, ans, *primals, **params)``, one per operand;
+# transpose rules ``rule(ct, *operands, **params)`` for each linear (undefined) operand.
+LINEAR = Deferred(linear_jvp)
+ZERO = Deferred(zero_jvp)
+
+
+def _tangent(t, ans, *primals, **params):
+    return t
+
+
+def _negated_tangent(t, ans, *primals, **params):
+    return neg(t)
+
+
+def _ct_of_operand(position, transform=None):
+    """A transpose rule: the cotangent (transformed), summed down to operand ``position``'s
+    shape (undoing lax's implicit broadcasting)."""
+
+    def rule(ct, *operands, **params):
+        return unbroadcast(ct if transform is None else transform(ct), operands[position].aval)
+
+    return rule
+
 
 # -- add, sub, mul, neg --
 
 add_p = naryop("add", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"),
-                transpose=TRANSPOSE_TODO)
+                jvp=parts(_tangent, _tangent),
+                transpose=transpose_by_parts(_ct_of_operand(0), _ct_of_operand(1)))
 add = binary_wrapper(add_p, """Elementwise addition ``x + y``.
 
 Unlike ``jnp.add``, no type promotion: both operands must have the same dtype (Python
@@ -41,15 +69,28 @@ Array(3., dtype=float32, weak_type=True)
 """)
 
 sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"),
-                transpose=TRANSPOSE_TODO)
+                jvp=parts(_tangent, _negated_tangent),
+                transpose=transpose_by_parts(_ct_of_operand(0),
+                                             _ct_of_operand(1, lambda ct: neg(ct))))
 sub = binary_wrapper(sub_p, "Elementwise subtraction ``x - y`` (no type promotion).")
 
+
+def _mul_transpose_x(ct, x, y):
+    return unbroadcast(mul(ct, y), x.aval)
+
+
+def _mul_transpose_y(ct, x, y):
+    return unbroadcast(mul(x, ct), y.aval)
+
+
+# linear in each operand separately (complex-linear: no conjugation, as in JAX)
 mul_p = naryop("mul", NUMERIC, impl=np.multiply, lower=lower_single("stablehlo.multiply"),
-                transpose=TRANSPOSE_TODO)
+                jvp=parts(lambda t, ans, x, y: mul(t, y), lambda t, ans, x, y: mul(x, t)),
+                transpose=transpose_by_parts(_mul_transpose_x, _mul_transpose_y))
 mul = binary_wrapper(mul_p, "Elementwise multiplication ``x * y`` (no type promotion).")
 
 neg_p = naryop("neg", NUMERIC, impl=np.negative, lower=lower_single("stablehlo.negate"),
-                transpose=TRANSPOSE_TODO)
+                jvp=LINEAR, transpose=transpose_by_parts(lambda ct, x: neg(ct)))
 neg = unary_wrapper(neg_p, "Elementwise negation ``-x`` (integers wrap around).")
 
 # -- div, rem: integer semantics of XLA --
@@ -81,8 +122,18 @@ def _rem_impl(x, y):
     return np.where(zero, x, np.fmod(x, safe_y))
 
 
+def _div_jvp_y(t, ans, x, y):
+    return mul(mul(neg(t), x), integer_pow(y, -2))
+
+
+def _div_transpose_x(ct, x, y):
+    return unbroadcast(div(ct, y), x.aval)
+
+
+# linear in the numerator
 div_p = naryop("div", NUMERIC, impl=_div_impl, lower=lower_single("stablehlo.divide"),
-                transpose=TRANSPOSE_TODO)
+                jvp=parts(lambda t, ans, x, y: div(t, y), _div_jvp_y),
+                transpose=transpose_by_parts(_div_transpose_x, None))
 div = binary_wrapper(div_p, """Elementwise division ``x / y``.
 
 Integer division rounds toward zero (C semantics, not Python's floor); as in XLA an
@@ -96,7 +147,14 @@ Examples
 Array(-3, dtype=int32)
 """)
 
-rem_p = naryop("rem", REAL_NUMERIC, impl=_rem_impl, lower=lower_single("stablehlo.remainder"))
+def _rem_jvp_y(t, ans, x, y):
+    # rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
+    quotient = div(x, y)
+    return mul(neg(t), mul(sign(quotient), floor(abs(quotient))))
+
+
+rem_p = naryop("rem", REAL_NUMERIC, impl=_rem_impl, lower=lower_single("stablehlo.remainder"),
+               jvp=parts(_tangent, _rem_jvp_y))
 rem = binary_wrapper(rem_p, """Elementwise remainder of :func:`div`, with the sign of ``x``
 (C's ``fmod``); ``x rem 0`` is ``x`` for integers and NaN for floats.""")
 
@@ -153,7 +211,30 @@ def _pow_lower(ctx, x, y):
     return ctx.builder.op1("stablehlo.power", [x, y], aval_type(out))
 
 
-pow_p = naryop("pow", None, abstract_eval=_pow_abstract_eval, impl=_pow_impl, lower=_pow_lower)
+def _pow_jvp_x(t, ans, x, y):
+    if dtypes.is_integer(get_aval(y).dtype):
+        # y * x ** (y - 1), and 0 where y == 0 (not 0 * x ** -1, NaN at x == 0)
+        from xjax.lax.compare import eq, select
+        from xjax.lax.convert import convert_element_type
+        shape = result_shape("pow", (get_aval(x), get_aval(y)))
+        x_dtype = get_aval(x).dtype
+        x, y = broadcast_to(x, shape), broadcast_to(convert_element_type(y, x_dtype), shape)
+        power = pow(x, sub(y, scalar_like(y, 1)))
+        jacobian = select(eq(y, scalar_like(y, 0)), full_like_shape(y, 0),
+                          mul(replace_zero(y), power))
+    else:
+        jacobian = mul(y, pow(x, sub(y, scalar_like(y, 1))))
+    return mul(t, jacobian)
+
+
+def _pow_jvp_y(t, ans, x, y):
+    # log(x) * x ** y, taking log(1) = 0 where x == 0 (JAX's convention: no NaN at 0 ** y)
+    from xjax.lax.transcendental import log
+    return mul(t, mul(log(replace_zero(x)), ans))
+
+
+pow_p = naryop("pow", None, abstract_eval=_pow_abstract_eval, impl=_pow_impl, lower=_pow_lower,
+               jvp=parts(_pow_jvp_x, _pow_jvp_y))
 pow = binary_wrapper(pow_p, """Elementwise power ``x ** y``.
 
 ``x`` must be floating or complex; ``y`` has ``x``'s dtype or is an integer.""")
@@ -199,9 +280,18 @@ def _integer_pow_build(em, dtype, x, *, y):
     return acc
 
 
+def _integer_pow_jvp(t, ans, x, *, y):
+    if y == 0:
+        return full_like_shape(t, 0)
+    if y == 1:
+        return t
+    power = x if y == 2 else integer_pow(x, y - 1)
+    return mul(t, mul(scalar_like(x, y), power))
+
+
 integer_pow_p = naryop("integer_pow", None, abstract_eval=_integer_pow_abstract_eval,
                        impl=_integer_pow_impl,
-                       lower=lower_composite(_integer_pow_build))
+                       lower=lower_composite(_integer_pow_build), jvp=parts(_integer_pow_jvp))
 
 
 def integer_pow(x, y: int):
@@ -227,7 +317,8 @@ def _square_lower(ctx, x):
 
 
 square_p = naryop("square", NUMERIC, impl=by_kind(np.square, complex_numpy.square),
-                  lower=_square_lower)
+                  lower=_square_lower,
+                  jvp=parts(lambda t, ans, x: mul(t, mul(scalar_like(x, 2), x))))
 square = unary_wrapper(square_p, "Elementwise square ``x * x``.")
 
 
@@ -255,21 +346,33 @@ def _sign_build(em, dtype, x):
     return em.select(is_zero, em.const(0, dtype), em.const(1, dtype), dtype)
 
 
-sign_p = naryop("sign", NUMERIC, impl=_sign_impl, lower=lower_composite(_sign_build))
+sign_p = naryop("sign", NUMERIC, impl=_sign_impl, lower=lower_composite(_sign_build), jvp=ZERO)
 sign = unary_wrapper(sign_p, """Elementwise sign: -1, 0 or 1 (``x / |x|`` for complex).
 
 Signed zeros and NaN are returned unchanged; unsigned integers give 0 or 1.""")
 
+def _abs_jvp(t, ans, x):
+    from xjax.lax.compare import ge, select
+    dtype = get_aval(x).dtype
+    if dtypes.is_complex(dtype):
+        # Re(t * conj(x) / |x|), with |x| = 0 replaced by 1 (JAX's rule)
+        from xjax.lax.convert import convert_element_type
+        magnitude = replace_zero(convert_element_type(ans, dtype))
+        return real(mul(t, div(conj(x), magnitude)))
+    return select(ge(x, scalar_like(x, 0)), t, neg(t))  # slope 1 at 0, as JAX
+
+
 abs_p = naryop("abs", SIGNED_OR_INEXACT, impl=by_kind(np.abs, complex_numpy.abs),
                lower=lower_single("stablehlo.abs"),
-               result_dtype=real_dtype)
+               result_dtype=real_dtype, jvp=parts(_abs_jvp))
 abs = unary_wrapper(abs_p, "Elementwise absolute value; complex operands give their real "
                            "dtype. ``abs(INT_MIN)`` wraps to ``INT_MIN``.")
 
-floor_p = naryop("floor", FLOATING, impl=np.floor, lower=lower_single("stablehlo.floor"))
+floor_p = naryop("floor", FLOATING, impl=np.floor, lower=lower_single("stablehlo.floor"),
+                 jvp=ZERO)
 floor = unary_wrapper(floor_p, "Elementwise floor.")
 
-ceil_p = naryop("ceil", FLOATING, impl=np.ceil, lower=lower_single("stablehlo.ceil"))
+ceil_p = naryop("ceil", FLOATING, impl=np.ceil, lower=lower_single("stablehlo.ceil"), jvp=ZERO)
 ceil = unary_wrapper(ceil_p, "Elementwise ceiling.")
 
 
@@ -299,7 +402,7 @@ def _round_lower(ctx, x, *, rounding_method):
     return ctx.builder.op1(op, [x], aval_type(ctx.avals_out[0]))
 
 
-round_p = naryop("round", FLOATING, impl=_round_impl, lower=_round_lower)
+round_p = naryop("round", FLOATING, impl=_round_impl, lower=_round_lower, jvp=ZERO)
 
 
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
@@ -388,18 +491,32 @@ def _max_min_lower(op_name, greater_first):
     return lower
 
 
+def _balanced_share(x, ans, y):
+    """1 where ``x`` is the result, halved where ``y`` is too (ties split the derivative
+    evenly, as in JAX); 0 elsewhere. Of the result's shape."""
+    from xjax.lax.compare import eq, select
+    ones, zeros = full_like_shape(ans, 1), full_like_shape(ans, 0)
+    chosen = select(eq(x, ans), ones, zeros)
+    return div(chosen, select(eq(y, ans), full_like_shape(ans, 2), ones))
+
+
+_CHOOSER_JVP = parts(lambda t, ans, x, y: mul(t, _balanced_share(x, ans, y)),
+                     lambda t, ans, x, y: mul(t, _balanced_share(y, ans, x)))
+
 max_p = naryop("max", ANY, impl=_max_impl,
-               lower=_max_min_lower("stablehlo.maximum", True))
+               lower=_max_min_lower("stablehlo.maximum", True), jvp=_CHOOSER_JVP)
 max = binary_wrapper(max_p, """Elementwise maximum. NaN propagates; ``max(-0., 0.)`` is
 ``0.``; complex numbers are ordered lexicographically.""")
 
 min_p = naryop("min", ANY, impl=_min_impl,
-               lower=_max_min_lower("stablehlo.minimum", False))
+               lower=_max_min_lower("stablehlo.minimum", False), jvp=_CHOOSER_JVP)
 min = binary_wrapper(min_p, """Elementwise minimum. NaN propagates; ``min(-0., 0.)`` is
 ``-0.``; complex numbers are ordered lexicographically.""")
 
+# nextafter(x, y) is x moved by one ulp: slope 1 in x (as finite differences see it), and
+# piecewise constant in y (JAX has no rule)
 nextafter_p = naryop("nextafter", FLOATING, impl=np.nextafter,
-                     lower=lower_single("chlo.next_after"))
+                     lower=lower_single("chlo.next_after"), jvp=parts(_tangent, None))
 nextafter = binary_wrapper(nextafter_p, """The next representable value after ``x1`` in the
 direction of ``x2`` (denormals included).""", name="nextafter")
 
@@ -426,8 +543,15 @@ def _conj_build(em, dtype, x, *, input_dtype):
     return em.op("stablehlo.complex", [real, em.op("stablehlo.negate", [imag], part)], dtype)
 
 
+def _conj_transpose(ct, x, *, input_dtype):
+    if dtypes.is_complex(input_dtype):
+        return conj(ct)
+    return real(ct)  # a real operand was embedded in the complex plane
+
+
 conj_p = naryop("conj", None, abstract_eval=_conj_abstract_eval, impl=_conj_impl,
-                lower=lower_composite(_conj_build), transpose=TRANSPOSE_TODO)
+                lower=lower_composite(_conj_build), jvp=LINEAR,
+                transpose=transpose_by_parts(_conj_transpose))
 
 
 def conj(x):
@@ -437,11 +561,15 @@ def conj(x):
 
 
 real_p = naryop("real", COMPLEX, impl=np.real, lower=lower_single("stablehlo.real"),
-                result_dtype=real_dtype, transpose=TRANSPOSE_TODO)
+                result_dtype=real_dtype, jvp=LINEAR,
+                transpose=transpose_by_parts(
+                    lambda ct, x: complex(ct, full_like_shape(ct, 0))))
 real = unary_wrapper(real_p, "Elementwise real part of a complex operand.")
 
 imag_p = naryop("imag", COMPLEX, impl=np.imag, lower=lower_single("stablehlo.imag"),
-                result_dtype=real_dtype, transpose=TRANSPOSE_TODO)
+                result_dtype=real_dtype, jvp=LINEAR,
+                transpose=transpose_by_parts(
+                    lambda ct, x: complex(full_like_shape(ct, 0), neg(ct))))
 imag = unary_wrapper(imag_p, "Elementwise imaginary part of a complex operand.")
 
 
@@ -453,7 +581,9 @@ def _complex_impl(x, y):
 
 
 complex_p = naryop("complex", F32_F64, impl=_complex_impl, result_dtype=complex_dtype,
-                   lower=lower_single("stablehlo.complex"), transpose=TRANSPOSE_TODO)
+                   lower=lower_single("stablehlo.complex"), jvp=LINEAR,
+                   transpose=transpose_by_parts(_ct_of_operand(0, lambda ct: real(ct)),
+                                                _ct_of_operand(1, lambda ct: imag(neg(ct)))))
 complex = binary_wrapper(complex_p, "Elementwise ``x + 1j * y`` from two float32 (or float64) "
                                     "operands.")
 
@@ -464,8 +594,8 @@ def _copy_lower(ctx, x):
     return x
 
 
-copy_p = naryop("copy", ANY, impl=np.copy, lower=_copy_lower,
-                 transpose=TRANSPOSE_TODO)
+copy_p = naryop("copy", ANY, impl=np.copy, lower=_copy_lower, jvp=LINEAR,
+                 transpose=transpose_by_parts(lambda ct, x: copy_p.bind(ct)))
 
 __all__ = ["add", "sub", "mul", "neg", "div", "rem", "pow", "integer_pow", "square",
            "reciprocal", "sign", "abs", "floor", "ceil", "round", "RoundingMethod", "is_finite",

@@ -13,8 +13,10 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import NONLINEAR, Primitive
-from xjax.lax.rules import BATCH_TODO, JVP_TODO, broadcast_operand, broadcast_shapes
+from xjax.core.ad_util import Zero, get_aval, tangent_aval
+from xjax.core.primitive import BATCH_TODO, JVP_TODO, NONLINEAR, Primitive, registry
+from xjax.lax.batch_rules import batch_elementwise, not_mapped
+from xjax.lax.rules import broadcast_operand, broadcast_shapes
 from xjax.lowering.stablehlo import aval_type, tensor_type
 
 # NumPy warns on overflow, division by zero and invalid values; XLA (and so JAX) computes the
@@ -150,12 +152,136 @@ def elementwise_result(avals, shape, result_dtype=None) -> ShapedArray:
     return ShapedArray(shape, dtype, weak)
 
 
+class Deferred:
+    """A rule built from the primitive it belongs to, ``factory(primitive)``, once the
+    primitive exists (rules are given before it does)."""
+
+    __slots__ = ("factory",)
+
+    def __init__(self, factory):
+        self.factory = factory
+
+
+def parts(*rules) -> Deferred:
+    """A jvp rule given per operand: ``rule(t, ans, *primals, **params)`` is that operand's
+    contribution to the output tangent (None: the operand is not differentiable, e.g. an
+    integer exponent). See :func:`elementwise_jvp`."""
+    return Deferred(lambda primitive: elementwise_jvp(primitive, rules))
+
+
 def naryop(name: str, accepted, *, impl, lower, jvp=JVP_TODO, transpose=NONLINEAR,
-           batch=BATCH_TODO, result_dtype=None, abstract_eval=None, **kwargs) -> Primitive:
-    """A primitive of the elementwise family."""
+           batch=None, result_dtype=None, abstract_eval=None, **kwargs) -> Primitive:
+    """A primitive of the elementwise family. ``jvp``, ``transpose`` and ``batch`` may be
+    :class:`Deferred`; the batch rule defaults to :func:`batch_naryop`."""
     aval_rule = abstract_eval or naryop_aval(name, accepted, result_dtype)
-    return Primitive(name, abstract_eval=aval_rule, impl=impl, lower=lower, jvp=jvp,
-                     transpose=transpose, batch=batch, **kwargs)
+    batch = Deferred(batch_naryop) if batch is None else batch
+    rules = {"jvp": jvp, "transpose": transpose, "batch": batch}
+    placeholders = {"jvp": JVP_TODO, "transpose": NONLINEAR, "batch": BATCH_TODO}
+    primitive = Primitive(name, abstract_eval=aval_rule, impl=impl, lower=lower,
+                          **{k: placeholders[k] if type(r) is Deferred else r
+                             for k, r in rules.items()}, **kwargs)
+    for kind, rule in rules.items():
+        if type(rule) is Deferred:
+            setattr(primitive, kind, rule.factory(primitive))
+    return primitive
+
+
+# -- derivative and batching rules shared by the family --
+
+
+def scalar_like(x, value):
+    """A rank-0 constant of ``x``'s dtype (weak when ``x`` is), for use beside ``x`` in lax
+    ops, which never promote."""
+    from xjax.core.array import Array
+    aval = get_aval(x)
+    dtype = aval.dtype
+    return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, aval.weak_type))
+
+
+def full_like_shape(x, value, shape=None):
+    """An array of ``value`` with ``x``'s dtype and ``shape`` (default: ``x``'s shape)."""
+    from xjax.lax.shape import full
+    aval = get_aval(x)
+    return full(aval.shape if shape is None else shape, value, aval.dtype)
+
+
+def broadcast_to(x, shape):
+    """``x`` broadcast to ``shape`` under lax's implicit rules (rank 0, or size-1 dims)."""
+    x_shape = get_aval(x).shape
+    if tuple(x_shape) == tuple(shape):
+        return x
+    from xjax.lax.shape import broadcast_in_dim
+    dims = tuple(range(len(shape))) if x_shape else ()
+    return broadcast_in_dim(x, tuple(shape), dims)
+
+
+def replace_zero(x):
+    """``x`` with its zeros replaced by ones (a safe divisor or logarithm argument)."""
+    from xjax.lax.compare import eq, select
+    return select(eq(x, scalar_like(x, 0)), full_like_shape(x, 1), x)
+
+
+def zero_tangent(t, ans, *primals, **params):
+    """A :func:`parts` rule of a piecewise-constant function: no contribution."""
+    return Zero(tangent_aval(get_aval(ans)))
+
+
+def elementwise_jvp(primitive, rules):
+    """The jvp rule summing per-operand contributions ``rule(t, ans, *primals, **params)``,
+    each broadcast to the result's shape (lax broadcasts rank-0 and size-1 operands)."""
+
+    def jvp(primals, tangents, **params):
+        ans = primitive.bind(*primals, **params)
+        shape = get_aval(ans).shape
+        total = None
+        for rule, t in zip(rules, tangents, strict=True):
+            if type(t) is Zero or rule is None:
+                continue
+            part = rule(t, ans, *primals, **params)
+            if type(part) is Zero:
+                continue
+            part = broadcast_to(part, shape)
+            if total is None:
+                total = part
+            else:
+                from xjax.lax.elementwise import add
+                total = add(total, part)
+        return ans, Zero(tangent_aval(get_aval(ans))) if total is None else total
+
+    return jvp
+
+
+def batch_naryop(primitive):
+    """The vmap rule of an elementwise primitive: applied to the batched operands as they
+    are when every mapped operand has the same rank and batch axis and the unmapped ones
+    are rank 0 (no transpose, the batch axis stays); else :func:`batch_elementwise`."""
+    general = batch_elementwise(primitive)
+
+    def batch(args, dims, **params):
+        rank = dim = None
+        for x, d in zip(args, dims, strict=True):
+            ndim = len(get_aval(x).shape)
+            if d is not_mapped:
+                if ndim:
+                    return general(args, dims, **params)
+            elif dim is None:
+                rank, dim = ndim, d
+            elif d != dim or ndim != rank:
+                return general(args, dims, **params)
+        return primitive.bind(*args, **params), dim
+
+    return batch
+
+
+def batch_unary(name: str):
+    """The vmap rule of a one-operand primitive acting on each element alone (and keeping
+    shape): applied to the batched operand; the batch axis stays where it is."""
+
+    def batch(args, dims, **params):
+        (x,), (dim,) = args, dims
+        return registry[name].bind(x, **params), dim
+
+    return batch
 
 
 # -- impl helpers --

@@ -4,7 +4,7 @@ import numpy as np
 
 from xjax import lax
 from xjax.lax.compare import eq_to_p, le_to_p, lt_to_p
-from xjax.testing.op_records.elementwise import F32, exact, with_specials
+from xjax.testing.op_records.elementwise import F32, exact, grad_record, no_grad, with_specials
 from xjax.testing.op_table import ALL, BOOL, COMPLEX, FLOATS, INTS, OpRecord, random_array
 
 
@@ -32,6 +32,17 @@ def _clamp_args(rng, shapes, dtype):
     return [low, x, high]
 
 
+def _inside_and_out(rng, shapes, dtype):
+    """low < high, and x at least 0.1 away from both (below, inside or above)."""
+    low = rng.uniform(-2.0, -0.5, shapes[0])
+    high = low + rng.uniform(1.0, 3.0, shapes[2])
+    where = rng.integers(0, 3, shapes[1])
+    x = np.choose(where, [low - rng.uniform(0.1, 1.0, shapes[1]),
+                          low + (high - low) * rng.uniform(0.1, 0.9, shapes[1]),
+                          high + rng.uniform(0.1, 1.0, shapes[1])])
+    return [np.asarray(a).astype(dtype) for a in (low, x, high)]
+
+
 _ORDERED = FLOATS + INTS + BOOL
 
 RECORDS = [
@@ -53,9 +64,14 @@ RECORDS = [
              name="uint8-5cases"),
     OpRecord("select_n", lambda w, *cases: lax.select_n(w[0, 0], *cases), [(4, 5)], F32,
              make_args=_which(-1, 3), name="scalar_which"),
-    *exact("clamp", lax.clamp, [(4, 5)] * 3, FLOATS + INTS + BOOL, make_args=_clamp_args),
-    OpRecord("clamp", lax.clamp, [(), (4, 5), ()], F32 + INTS, make_args=_clamp_args,
-             name="scalar_bounds"),
-    OpRecord("clamp", lax.clamp, [(4, 5)] * 3, COMPLEX, make_args=_clamp_args, tol=1e-6,
-             name="complex"),
+    *no_grad(exact("clamp", lax.clamp, [(4, 5)] * 3, FLOATS + INTS + BOOL,
+                   make_args=_clamp_args)),
+    *no_grad([OpRecord("clamp", lax.clamp, [(), (4, 5), ()], F32 + INTS, make_args=_clamp_args,
+                       name="scalar_bounds")]),
+    grad_record("clamp", lax.clamp, [(4, 5)] * 3, make_args=_inside_and_out),
+    grad_record("clamp", lax.clamp, [(), (4, 5), ()], make_args=_inside_and_out,
+                name="scalar_bounds-grad"),
+    # no derivative: JAX's rule (and ours) compares the operands, which complex ones refuse
+    *no_grad([OpRecord("clamp", lax.clamp, [(4, 5)] * 3, COMPLEX, make_args=_clamp_args,
+                       tol=1e-6, name="complex")]),
 ]

@@ -6,7 +6,7 @@ import numpy as np
 from xjax import lax
 from xjax.core import dtypes
 from xjax.testing.op_table import (BOOL, COMPLEX, FLOATS, INTS, SIGNED, OpRecord,
-                                   random_array)
+                                   random_args, random_array)
 
 F32 = (np.float32,)
 F16 = (np.float16,)
@@ -18,6 +18,31 @@ TOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}
 # The harness compares tol=0 records with assert_array_equal, which does not see NaN == NaN
 # in bfloat16 arrays; a vanishing tolerance routes them through assert_allclose(equal_nan).
 BF16_EXACT = 1e-300
+
+
+def no_grad(records):
+    """``records`` left out of the derivative check (grad_order 0): their operands (IEEE
+    specials, huge values, integer results) are no place for finite differences; each
+    such primitive has a ``grad`` record on a smooth domain instead."""
+    for record in records:
+        record.grad_order = 0
+    return records
+
+
+def grad_record(primitive, fun, shapes, make_args=None, tol=0.0, name="grad", dtype_list=None,
+                **grad):
+    """A float32 record made for ``tests/lax/test_primitive_grads.py``: operands where the
+    function is smooth at the finite-difference step (``grad``: grad_tol, grad_modes,
+    grad_order)."""
+    return OpRecord(primitive, fun, shapes, dtype_list or F32, make_args, tol, name, **grad)
+
+
+# check_grads' reverse-mode test (xjax/testing/check_grads.py) pairs cotangents with the
+# Hermitian inner product without conjugating them in and out as JAX's does, so it rejects
+# JAX's convention for complex-linear maps with non-real coefficients (vjp(ct) = ct * f'(z)).
+# Such complex records are checked forward here, and in reverse against JAX's own vjp in
+# tests/lax/test_grads_elementwise.py.
+COMPLEX_FWD = ("fwd",)
 
 
 def exact(primitive, fun, shapes, dtype_list, make_args=None, name=""):
@@ -126,47 +151,114 @@ def _int_exponent(rng, shapes, dtype):
     return [x, rng.integers(-4, 5, shapes[1]).astype(np.int32)]
 
 
+def _away_from_zero(low, high):
+    """Magnitudes in [low, high) with random signs (divisors, kinks at 0)."""
+
+    def make(rng, shapes, dtype):
+        return [(rng.choice([-1.0, 1.0], shape) * rng.uniform(low, high, shape)).astype(dtype)
+                for shape in shapes]
+
+    return make
+
+
+def _quotient(rng, shapes, dtype):
+    """x / y random, y away from zero."""
+    (x,) = random_args(rng, shapes[:1], dtype)
+    (y,) = _away_from_zero(0.5, 3.0)(rng, shapes[1:], dtype)
+    return [x, y]
+
+
+def _rem_smooth(rng, shapes, dtype):
+    """x = y * (k + f) with f in [0.2, 0.8]: rem is smooth there (trunc(x / y) constant)."""
+    (y,) = _away_from_zero(0.5, 2.0)(rng, shapes[1:], dtype)
+    whole = rng.integers(-3, 4, shapes[0]) + rng.uniform(0.2, 0.8, shapes[0])
+    return [(y * whole).astype(dtype), y]
+
+
+def _between_integers(offset_low, offset_high):
+    """Integers plus an offset in [offset_low, offset_high): away from floor/ceil/round
+    jumps."""
+
+    def make(rng, shapes, dtype):
+        return [(rng.integers(-4, 4, shape) + rng.uniform(offset_low, offset_high, shape))
+                .astype(dtype) for shape in shapes]
+
+    return make
+
+
+def _distinct_pairs(rng, shapes, dtype):
+    """x, y at least 0.1 apart (max/min are smooth away from ties)."""
+    x = rng.uniform(-3.0, 3.0, shapes[0])
+    gap = rng.choice([-1.0, 1.0], shapes[1]) * rng.uniform(0.1, 2.0, shapes[1])
+    return [x.astype(dtype), (x + gap).astype(dtype)]
+
+
+
+
 RECORDS = [
-    *exact("add", lax.add, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials),
+    *no_grad(exact("add", lax.add, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials)),
+    grad_record("add", lax.add, [(3, 4), (3, 4)]),
     OpRecord("add", lax.add, [(3, 4), (3, 4)], COMPLEX, tol=1e-6, name="complex"),
     OpRecord("add", lax.add, [(3, 1), (1, 4)], F32 + SIGNED, name="broadcast"),
     OpRecord("add", lax.add, [(), (3, 4)], F32, name="rank0"),
-    *exact("sub", lax.sub, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials),
+    *no_grad(exact("sub", lax.sub, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials)),
+    grad_record("sub", lax.sub, [(3, 4), (3, 1)]),
     OpRecord("sub", lax.sub, [(3, 4), (3, 4)], COMPLEX, tol=1e-6, name="complex"),
-    *exact("mul", lax.mul, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials),
-    OpRecord("mul", lax.mul, [(3, 4), (3, 4)], COMPLEX, tol=1e-6, name="complex"),
-    *exact("neg", lax.neg, [(3, 4)], FLOATS + COMPLEX + INTS, make_args=with_specials),
+    *no_grad(exact("mul", lax.mul, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials)),
+    grad_record("mul", lax.mul, [(), (3, 4)]),
+    OpRecord("mul", lax.mul, [(3, 4), (3, 4)], COMPLEX, tol=1e-6, name="complex",
+             grad_modes=COMPLEX_FWD),
+    *no_grad(exact("neg", lax.neg, [(3, 4)], FLOATS + COMPLEX + INTS, make_args=with_specials)),
+    grad_record("neg", lax.neg, [(3, 4)]),
     OpRecord("div", lax.div, [(4, 5), (4, 5)], INTS, make_args=_int_division_args),
-    *by_precision("div", lax.div, [(4, 5), (4, 5)], make_args=with_specials,
-                  tol={"f32": 1e-6, "f16": 1e-3, "bf16": 1e-2}),
+    *no_grad(by_precision("div", lax.div, [(4, 5), (4, 5)], make_args=with_specials,
+                          tol={"f32": 1e-6, "f16": 1e-3, "bf16": 1e-2})),
+    grad_record("div", lax.div, [(4, 5), (1, 5)], make_args=_quotient, tol=1e-6),
     OpRecord("rem", lax.rem, [(4, 5), (4, 5)], INTS, make_args=_int_division_args),
-    OpRecord("rem", lax.rem, [(4, 5), (4, 5)], FLOATS, make_args=with_specials, tol=1e-6,
-             name="float"),
+    *no_grad([OpRecord("rem", lax.rem, [(4, 5), (4, 5)], FLOATS, make_args=with_specials,
+                       tol=1e-6, name="float")]),
+    grad_record("rem", lax.rem, [(4, 5), (4, 5)], make_args=_rem_smooth, tol=1e-6),
     *by_precision("pow", lax.pow, [(3, 4), (3, 4)], make_args=uniform(0.1, 3.0)),
     OpRecord("pow", lax.pow, [(3, 4), (3, 4)], F32 + COMPLEX, make_args=_int_exponent,
              tol=1e-6, name="int_exponent"),
     *[record for y in (0, 1, 2, 3, 5, -1, -2) for record in _integer_pow_records(y)],
     OpRecord("square", lax.square, [(3, 4)], FLOATS + COMPLEX + INTS, tol=1e-6),
-    OpRecord("sign", lax.sign, [(3, 4)], FLOATS + COMPLEX + INTS, make_args=with_specials,
-             tol=1e-6),
-    OpRecord("abs", lax.abs, [(3, 4)], FLOATS + COMPLEX + SIGNED, make_args=with_specials,
-             tol=1e-6),
-    *exact("floor", lax.floor, [(3, 4)], FLOATS, make_args=with_specials),
-    *exact("ceil", lax.ceil, [(3, 4)], FLOATS, make_args=with_specials),
-    OpRecord("round", lax.round, [(4, 4)], FLOATS, make_args=_halves, name="away"),
-    OpRecord("round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), [(4, 4)],
-             FLOATS, make_args=_halves, name="even"),
-    *exact("round", lax.round, [(4, 4)], FLOATS, make_args=with_specials, name="specials"),
+    *no_grad([OpRecord("sign", lax.sign, [(3, 4)], FLOATS + COMPLEX + INTS,
+                       make_args=with_specials, tol=1e-6)]),
+    grad_record("sign", lax.sign, [(3, 4)], make_args=_away_from_zero(0.1, 3.0)),
+    *no_grad([OpRecord("abs", lax.abs, [(3, 4)], FLOATS + COMPLEX + SIGNED,
+                       make_args=with_specials, tol=1e-6)]),
+    grad_record("abs", lax.abs, [(3, 4)], make_args=_away_from_zero(0.1, 3.0)),
+    grad_record("abs", lax.abs, [(3, 4)], tol=1e-6, name="complex-grad", dtype_list=COMPLEX,
+                grad_modes=COMPLEX_FWD),
+    *no_grad(exact("floor", lax.floor, [(3, 4)], FLOATS, make_args=with_specials)),
+    grad_record("floor", lax.floor, [(3, 4)], make_args=_between_integers(0.1, 0.9)),
+    *no_grad(exact("ceil", lax.ceil, [(3, 4)], FLOATS, make_args=with_specials)),
+    grad_record("ceil", lax.ceil, [(3, 4)], make_args=_between_integers(0.1, 0.9)),
+    *no_grad([OpRecord("round", lax.round, [(4, 4)], FLOATS, make_args=_halves, name="away"),
+              OpRecord("round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+                       [(4, 4)], FLOATS, make_args=_halves, name="even"),
+              *exact("round", lax.round, [(4, 4)], FLOATS, make_args=with_specials,
+                     name="specials")]),
+    grad_record("round", lax.round, [(4, 4)], make_args=_between_integers(-0.4, 0.4)),
     OpRecord("is_finite", lax.is_finite, [(3, 4)], FLOATS, make_args=with_specials),
-    *exact("max", lax.max, [(4, 5), (4, 5)], FLOATS + INTS + BOOL + COMPLEX,
-           make_args=with_specials),
-    *exact("min", lax.min, [(4, 5), (4, 5)], FLOATS + INTS + BOOL + COMPLEX,
-           make_args=with_specials),
-    *exact("nextafter", lax.nextafter, [(4, 5), (4, 5)], FLOATS, make_args=with_specials),
+    *no_grad(exact("max", lax.max, [(4, 5), (4, 5)], FLOATS + INTS + BOOL + COMPLEX,
+                   make_args=with_specials)),
+    grad_record("max", lax.max, [(4, 5), (4, 5)], make_args=_distinct_pairs),
+    *no_grad(exact("min", lax.min, [(4, 5), (4, 5)], FLOATS + INTS + BOOL + COMPLEX,
+                   make_args=with_specials)),
+    grad_record("min", lax.min, [(4, 5), (4, 5)], make_args=_distinct_pairs),
+    *no_grad(exact("nextafter", lax.nextafter, [(4, 5), (4, 5)], FLOATS,
+                   make_args=with_specials)),
+    grad_record("nextafter", lax.nextafter, [(4, 5), (4, 5)]),
     OpRecord("conj", lax.conj, [(3, 4)], F32 + COMPLEX),
+    grad_record("conj", lax.conj, [(3, 4)], name="complex-grad", dtype_list=COMPLEX),
     OpRecord("real", lax.real, [(3, 4)], COMPLEX),
-    OpRecord("imag", lax.imag, [(3, 4)], COMPLEX),
-    *exact("copy", lax.copy_p.bind, [(3, 4)], FLOATS + COMPLEX + INTS + BOOL,
-           make_args=with_specials),
-    OpRecord("complex", lax.complex, [(3, 4), (3, 4)], F32, make_args=with_specials),
+    OpRecord("imag", lax.imag, [(3, 4)], COMPLEX, grad_modes=COMPLEX_FWD),
+    *no_grad(exact("copy", lax.copy_p.bind, [(3, 4)], FLOATS + COMPLEX + INTS + BOOL,
+                   make_args=with_specials)),
+    grad_record("copy", lax.copy_p.bind, [(3, 4)]),
+    *no_grad([OpRecord("complex", lax.complex, [(3, 4), (3, 4)], F32,
+                       make_args=with_specials)]),
+    grad_record("complex", lax.complex, [(3, 4), (3, 1)], grad_modes=COMPLEX_FWD),
 ]

@@ -2,7 +2,8 @@
 
 from xjax import lax
 from xjax.lax.special import regularized_incomplete_beta_p
-from xjax.testing.op_records.elementwise import by_precision, uniform, with_specials
+from xjax.testing.op_records.elementwise import (by_precision, grad_record, no_grad, uniform,
+                                                  with_specials)
 from xjax.testing.op_table import FLOATS, OpRecord
 
 # float32 tolerances: XLA's float32 algorithms against float64 ones rounded to float32
@@ -36,12 +37,55 @@ def _beta_args(rng, shapes, dtype):
     return [a.astype(dtype), b.astype(dtype), rng.uniform(0.0, 1.0, shapes[2]).astype(dtype)]
 
 
+_S = [(4, 5)]
+
+
 def _specials_record(name, fun, n_args):
     return OpRecord(name, fun, [(6, 7)] * n_args, FLOATS, make_args=with_specials, tol=3e-2,
-                    name="specials")
+                    name="specials", grad_order=0)
 
 
-_S = [(4, 5)]
+def _with_first(value, fun):
+    """``fun`` with its first operand fixed to ``value`` (of the other operand's dtype), for
+    derivatives in the remaining operands only."""
+    return lambda *args: fun(lax.full_like(args[0], value), *args)
+
+
+def _gamma_x_only(rng, shapes, dtype):
+    return _gamma_args(rng, [(), shapes[0]], dtype)[1:]
+
+
+def _beta_x_only(rng, shapes, dtype):
+    return [rng.uniform(0.1, 0.9, shapes[0]).astype(dtype)]
+
+
+# Derivative records: smooth domains (lgamma, digamma: away from the poles), and only in the
+# operands with a derivative rule (polygamma's m, zeta's x, betainc's a and b have none, as
+# in JAX; igamma_grad_a has none in a). igamma's derivative in a is igamma_grad_a, which has
+# no derivative in a: first order in both operands, second order in x.
+_GRAD_RECORDS = [
+    grad_record("erf_inv", lax.erf_inv, _S, uniform(-0.9, 0.9), tol=_LOOSE["f32"]),
+    grad_record("lgamma", lax.lgamma, _S, uniform(0.3, 6.0), tol=_LOOSE["f32"]),
+    grad_record("digamma", lax.digamma, _S, uniform(0.3, 6.0), tol=_LOOSE["f32"]),
+    grad_record("polygamma", _with_first(2.0, lax.polygamma), _S, uniform(0.3, 6.0),
+                tol=_LOOSE["f32"], grad_tol=5e-2),
+    grad_record("zeta", _with_first(3.0, lax.zeta), _S, uniform(0.5, 4.0), tol=_LOOSE["f32"]),
+    grad_record("igamma", lax.igamma, _S * 2, _gamma_args, tol=_LOOSE["f32"], grad_order=1),
+    grad_record("igamma", lambda x: lax.igamma(lax.full_like(x, 2.5), x), _S, _gamma_x_only,
+                tol=_LOOSE["f32"], name="x-grad"),
+    grad_record("igammac", lax.igammac, _S * 2, _gamma_args, tol=_LOOSE["f32"], grad_order=1),
+    grad_record("igammac", lambda x: lax.igammac(lax.full_like(x, 2.5), x), _S,
+                _gamma_x_only, tol=_LOOSE["f32"], name="x-grad"),
+    grad_record("igamma_grad_a", lambda x: lax.igamma_grad_a(lax.full_like(x, 2.5), x), _S,
+                _gamma_x_only, tol=_LOOSE["f32"]),
+    grad_record("regularized_incomplete_beta",
+                lambda x: lax.betainc(lax.full_like(x, 2.0), lax.full_like(x, 3.0), x), _S,
+                _beta_x_only, tol=_LOOSE["f32"]),
+]
+_NO_GRAD = ("erf_inv", "lgamma", "digamma", "polygamma", "zeta", "igamma", "igammac",
+            "igamma_grad_a", "regularized_incomplete_beta")
+
+
 RECORDS = [
     *_special("erf", lax.erf, _S, uniform(-4.0, 4.0)),
     *_special("erfc", lax.erfc, _S, uniform(-2.0, 4.0)),
@@ -64,3 +108,5 @@ RECORDS = [
         ("igammac", lax.igammac, 2), ("igamma_grad_a", lax.igamma_grad_a, 2),
         ("regularized_incomplete_beta", regularized_incomplete_beta_p.bind, 3))],
 ]
+no_grad([r for r in RECORDS if r.primitive in _NO_GRAD])
+RECORDS += _GRAD_RECORDS
