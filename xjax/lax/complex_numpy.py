@@ -140,7 +140,8 @@ def log1p(z):
 
 
 def sqrt(z):
-    return _nan_pair(np.sqrt(_zero_sign_free(z)))
+    # a NaN in either part makes both parts NaN, even where C99 gives sqrt(x + inf i) = inf
+    return _nan_pair(np.sqrt(_zero_sign_free(_nan_pair(z))))
 
 
 def asin(z):
@@ -190,3 +191,52 @@ def rsqrt(z):
 def square(z):
     a, b = np.real(z), np.imag(z)
     return compose((a - b) * (a + b), np.asarray(2, a.dtype) * a * b, z.dtype)
+
+
+# -- XLA's complex atan2 builds on its older elemental sqrt and log, not on the sqrt and log
+# -- operations above: their special cases differ (e.g. atan2(0, -1j) is +pi, not -pi)
+
+
+def _hypot_parts(z):
+    """(min, max, 1 + (min/max)^2) of |re|, |im|, NaN-propagating as XLA's max/min are."""
+    a, b = np.abs(np.real(z)), np.abs(np.imag(z))
+    nan = np.isnan(a) | np.isnan(b)
+    nan_value = np.asarray(np.nan, a.dtype)
+    low = np.where(nan, nan_value, np.minimum(a, b))
+    high = np.where(nan, nan_value, np.maximum(a, b))
+    ratio = low / high
+    return low, high, np.ones((), a.dtype) + ratio * ratio
+
+
+def _elemental_abs(z):
+    low, high, one_plus = _hypot_parts(z)
+    r = high * np.sqrt(one_plus)
+    return np.where(np.isnan(r), low, r)
+
+
+def _elemental_sqrt(z):
+    a, b = np.real(z), np.imag(z)
+    low, high, one_plus = _hypot_parts(z)
+    r = np.sqrt(high) * np.power(one_plus, np.asarray(0.25, a.dtype))
+    r = np.where(np.isnan(r), low, r)
+    half_angle = np.arctan2(b, a) * np.asarray(0.5, a.dtype)
+    c, s = np.cos(half_angle), np.sin(half_angle)
+    inf, zero = np.asarray(np.inf, a.dtype), np.zeros((), a.dtype)
+    b_inf = np.abs(b) == inf
+    re = np.where(b_inf | (a == inf), inf, np.where((a == -inf) & ~b_inf, zero, r * c))
+    im = np.where(b_inf | (a == -inf), np.copysign(inf, b),
+                  np.where(np.isnan(r), np.asarray(np.nan, a.dtype),
+                           np.where(s == 0, s, r * s)))
+    return np.where(r == 0, np.zeros((), z.dtype), compose(re, im, z.dtype))
+
+
+def _elemental_log(z):
+    return compose(np.log(_elemental_abs(z)), np.arctan2(np.imag(z), np.real(z)), z.dtype)
+
+
+def atan2(y, x):
+    """-i log((x + i y) / sqrt(x^2 + y^2)) in XLA's complex arithmetic."""
+    unit = np.asarray(1j, y.dtype)
+    squares = multiply(x, x) + multiply(y, y)
+    quotient = divide(x + multiply(unit, y), _elemental_sqrt(squares))
+    return multiply(-unit, _elemental_log(quotient))

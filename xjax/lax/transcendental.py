@@ -157,13 +157,7 @@ atanh_p, atanh = _unary("atanh", np.arctanh, "chlo.atanh",
 
 
 def _atan2_impl(y, x):
-    if y.dtype.kind != "c":
-        return np.arctan2(y, x)
-    # XLA's complex atan2: -i * log((x + i y) / sqrt(x^2 + y^2)), in XLA's complex arithmetic
-    unit = np.asarray(1j, y.dtype)
-    squares = cn.multiply(x, x) + cn.multiply(y, y)
-    quotient = cn.divide(x + cn.multiply(unit, y), cn.sqrt(squares))
-    return cn.multiply(-unit, cn.log(quotient))
+    return cn.atan2(y, x) if y.dtype.kind == "c" else np.arctan2(y, x)
 
 
 atan2_p = naryop("atan2", INEXACT, impl=_atan2_impl, lower=lower_single("stablehlo.atan2"))
