@@ -88,6 +88,23 @@ def _unary(x, names, result):
     return _transpose_to(x, names, result)
 
 
+def _broadcast_ones(lhs, lhs_names, rhs, rhs_names, shared):
+    """Size-1 dimensions that broadcast against the other operand's (from ``...``)
+    expanded to its size, so dot_general sees matching dimensions."""
+    lhs_shape, rhs_shape = list(_shape(lhs)), list(_shape(rhs))
+    for c in shared:
+        i, j = lhs_names.index(c), rhs_names.index(c)
+        if lhs_shape[i] == 1 and rhs_shape[j] != 1:
+            lhs_shape[i] = rhs_shape[j]
+        elif rhs_shape[j] == 1 and lhs_shape[i] != 1:
+            rhs_shape[j] = lhs_shape[i]
+    if tuple(lhs_shape) != _shape(lhs):
+        lhs = lax.broadcast_in_dim(lhs, tuple(lhs_shape), tuple(range(len(lhs_shape))))
+    if tuple(rhs_shape) != _shape(rhs):
+        rhs = lax.broadcast_in_dim(rhs, tuple(rhs_shape), tuple(range(len(rhs_shape))))
+    return lhs, rhs
+
+
 def _binary(lhs, lhs_names, rhs, rhs_names, result, precision, preferred_element_type):
     lhs, lhs_names = _diagonal(lhs, lhs_names)
     rhs, rhs_names = _diagonal(rhs, rhs_names)
@@ -95,6 +112,7 @@ def _binary(lhs, lhs_names, rhs, rhs_names, result, precision, preferred_element
     lhs, lhs_names = _sum_out(lhs, lhs_names, set(rhs_names) | set(result))
     rhs, rhs_names = _sum_out(rhs, rhs_names, set(lhs_names) | set(result))
     shared = [c for c in lhs_names if c in rhs_names]
+    lhs, rhs = _broadcast_ones(lhs, lhs_names, rhs, rhs_names, shared)
     batch = [c for c in shared if c in result]
     contracted = [c for c in shared if c not in result]
     dimension_numbers = (

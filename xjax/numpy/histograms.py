@@ -153,7 +153,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         weights = to_jax(weights)
         if _shape(weights) != (n,):
             raise ValueError("should have one weight for each sample.")
-    if isinstance(bins, int) or np.ndim(bins) == 0:
+    if not isinstance(bins, (list, tuple)) and np.ndim(bins) == 0:
         bins = d * [bins]
     if len(bins) != d:
         raise ValueError("should be a bin for each dimension.")
