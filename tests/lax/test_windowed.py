@@ -247,3 +247,14 @@ def test_conv_general_dilated_patches_matches_jax(dimension_numbers):
     got = lax.conv_general_dilated_patches(x, *args, dimension_numbers=dimension_numbers)
     want = jlax.conv_general_dilated_patches(x, *args, dimension_numbers=dimension_numbers)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", ((1, 2), (0, 1))])
+def test_shape_tuples_match_jax(padding):
+    args = ((2, 7, 6, 3), (3, 2, 3, 4), (2, 1), padding, ("NHWC", "HWIO", "NHWC"))
+    assert lax.conv_transpose_shape_tuple(*args) == tuple(
+        int(d) for d in jlax.conv_transpose_shape_tuple(*args))
+    if not isinstance(padding, str):
+        args = ((5, 6), (2, 3), (1, 2), padding, (2, 1), (1, 2))
+        assert lax.reduce_window_shape_tuple(*args) == tuple(
+            int(d) for d in jlax.reduce_window_shape_tuple(*args))

@@ -432,6 +432,25 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 preferred_element_type=preferred_element_type)
 
 
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+    """The output shape of :func:`conv_transpose` (without ``rhs_dilation``)."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    in_spatial = [lhs_shape[d] for d in dn.lhs_spec[2:]]
+    kernel = [rhs_shape[d] for d in dn.rhs_spec[2:]]
+    if isinstance(padding, str):
+        padding = [_transpose_padding(k, s, padding) for k, s in
+                   zip(kernel, window_strides, strict=True)]
+    spatial = [max(0, dilate_shape((n,), (s,))[0] + lo + hi - k + 1) for n, k, s, (lo, hi) in
+               zip(in_spatial, kernel, window_strides, padding, strict=True)]
+    out = [0] * len(lhs_shape)
+    out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]]
+    out[dn.out_spec[1]] = rhs_shape[dn.rhs_spec[0]]
+    for d, n in zip(dn.out_spec[2:], spatial, strict=True):
+        out[d] = n
+    return tuple(out)
+
+
 def _swap_axes(x, a, b):
     from xjax.lax.shape import transpose
     perm = list(range(len(get_aval(x).shape)))
@@ -481,4 +500,5 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
 
 __all__ = ["reduce_window", "reduce_window_sum_p", "reduce_window_max_p",
            "reduce_window_min_p", "reduce_window_shape_tuple", "conv_transpose",
+           "conv_transpose_shape_tuple",
            "conv_general_dilated_patches"]

@@ -144,7 +144,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 
     Examples
     --------
-    >>>     >>> jnp.einsum('ij,j->i', jnp.ones((2, 3)), jnp.arange(3.))
+    >>> import xjax.numpy as jnp
+    >>> jnp.einsum('ij,j->i', jnp.ones((2, 3)), jnp.arange(3.))
     Array([3., 3.], dtype=float32)
     """
     if out is not None:

@@ -198,7 +198,7 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     --------
     >>> import xjax.numpy as jnp
     >>> jnp.unwrap(jnp.array([0., 6.]))
-    Array([ 0.       , -0.2831855], dtype=float32)
+    Array([ 0.      , -0.283185], dtype=float32)
     """
     check_arraylike("unwrap", p)
     (p,) = promote_dtypes_inexact(to_jax(p))
