@@ -17,5 +17,7 @@ from xjax.lax.autodiff_ops import *  # noqa: F401,F403
 from xjax.lax.stacking import *  # noqa: F401,F403
 from xjax.lax.parallel import *  # noqa: F401,F403
 from xjax.lax.prng import *  # noqa: F401,F403
+from xjax.lax.fft import *  # noqa: F401,F403
 from xjax.lax.sorting import *  # noqa: F401,F403
 from xjax.lax.windowed import *  # noqa: F401,F403
+from xjax.lax import linalg  # noqa: F401,E402
