@@ -183,7 +183,9 @@ def test_sum_transpose_matches_jax(config):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+# JAX has no max-pool VJP with window dilation (xjax has; the rule-check records verify it
+# by finite differences)
+@pytest.mark.parametrize("config", CONFIGS[:2])
 @pytest.mark.parametrize("kind", ["max", "min"])
 def test_chooser_grad_matches_jax(config, kind):
     rng = np.random.default_rng(3)
