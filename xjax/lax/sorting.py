@@ -18,9 +18,9 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
-from xjax.core.primitive import NONLINEAR, Primitive, registry
+from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.ad_rules import Zero, get_aval, instantiate, tangent_aval
-from xjax.lax.batch_rules import bdim_at_front, batch_size, move_axis, not_mapped
+from xjax.lax.batch_rules import bdim_at_front, batch_size, move_axis
 from xjax.lax.shape import as_operand, canonicalize_axis
 from xjax.lowering.stablehlo import aval_type, tensor_type
 
@@ -335,6 +335,5 @@ def top_k(operand, k: int, *, axis: int = -1):
     return top_k_p.bind(operand, k=operator.index(k), axis=axis)
 
 
-_ = registry  # the primitives above register themselves
 
 __all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]

@@ -33,7 +33,7 @@ def _dtype(x):
     return aval_of(x).dtype
 
 
-def _no_order(name, order, kind=None):
+def _no_order(name, order):
     if order is not None:
         raise NotImplementedError(f"The 'order' argument to {name} is not supported.")
 
@@ -225,7 +225,7 @@ def _is_new(prev, cur, equal_nan):
     return differ
 
 
-def _group_starts(aux, equal_nan, row_axis_size=None):
+def _group_starts(aux, equal_nan):
     """A boolean mask of the first element of each run of equal (sorted) elements; for
     2-D ``aux`` rows are compared whole."""
     n = _shape(aux)[0]

@@ -4,7 +4,7 @@ reduce_window)."""
 import numpy as np
 
 from xjax import lax
-from xjax.control_flow import reduce_window as _generic  # noqa: F401  (registers it)
+import xjax.control_flow.reduce_window  # noqa: F401  (registers the generic primitive)
 from xjax.testing.op_records.shape import by_precision
 from xjax.testing.op_table import BOOL, FLOATS, INTS, OpRecord
 
