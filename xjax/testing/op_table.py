@@ -94,6 +94,9 @@ NO_RECORD = {
     "jit": "a call primitive: tested through jit itself (tests/interpreters)",
     **{name: "a collective: only meaningful under vmap; tested in tests/interpreters/test_vmap.py"
        for name in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
+    **{name: "holds a user function and rule: tested in "
+             "tests/interpreters/test_custom_derivatives.py"
+       for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
 }
 
 
