@@ -30,6 +30,21 @@ def _zero_sign_free(z):
     return z + np.zeros((), z.dtype)
 
 
+def _plus_zero(part, where):
+    """``part`` with its zeros made +0 where ``where`` holds: XLA's expansions give +0 for
+    the parts that come from a zero input part, whatever its sign."""
+    return np.where(where & (part == 0), np.zeros((), part.dtype), part)
+
+
+def _fix_zeros(out, z, real_when=None, imag_when=None):
+    re, im = np.real(out), np.imag(out)
+    if real_when is not None:
+        re = _plus_zero(re, real_when)
+    if imag_when is not None:
+        im = _plus_zero(im, imag_when)
+    return compose(re, im, out.dtype)
+
+
 def multiply(x, y):
     """The schoolbook product, as XLA computes it (no C99 infinity recovery)."""
     xr, xi, yr, yi = np.real(x), np.imag(x), np.real(y), np.imag(y)
@@ -80,34 +95,39 @@ def divide(a, b):
 def exp(z):
     a, b = np.real(z), np.imag(z)
     e = np.exp(a)
-    return compose(e * np.cos(b), np.where(b == 0, b, e * np.sin(b)), z.dtype)
+    out = compose(e * np.cos(b), np.where(b == 0, b, e * np.sin(b)), z.dtype)
+    return _fix_zeros(out, z, imag_when=b == 0)
 
 
 def expm1(z):
     out = np.expm1(z)
-    b = np.imag(z)
-    return compose(np.real(out), np.where(b == 0, b, np.imag(out)), z.dtype)
+    a, b = np.real(z), np.imag(z)
+    out = compose(np.real(out), np.where(b == 0, b, np.imag(out)), z.dtype)
+    return _fix_zeros(out, z, real_when=a == 0, imag_when=b == 0)
 
 
-def _keep_zero_imag(fn):
+def _hyperbolic(fn, real_zero_from, imag_zero_from):
     def apply(z):
         out = _nan_pair(fn(z))
-        b = np.imag(z)
-        return compose(np.real(out), np.where(b == 0, b, np.imag(out)), z.dtype)
+        a, b = np.real(z), np.imag(z)
+        out = compose(np.real(out), np.where(b == 0, b, np.imag(out)), z.dtype)
+        real_when = None if real_zero_from is None else real_zero_from(a, b)
+        return _fix_zeros(out, z, real_when, imag_zero_from(a, b))
 
     apply.__name__ = fn.__name__
     return apply
 
 
-sinh = _keep_zero_imag(np.sinh)
-cosh = _keep_zero_imag(np.cosh)
-tanh = _keep_zero_imag(np.tanh)
+sinh = _hyperbolic(np.sinh, lambda a, b: a == 0, lambda a, b: b == 0)
+cosh = _hyperbolic(np.cosh, None, lambda a, b: (a == 0) | (b == 0))
+tanh = _hyperbolic(np.tanh, None, lambda a, b: b == 0)
 
 
 def tan(z):
     out = _nan_pair(np.tan(z))
     a = np.real(z)
-    return compose(np.where(a == 0, a, np.real(out)), np.imag(out), z.dtype)
+    out = compose(np.where(a == 0, a, np.real(out)), np.imag(out), z.dtype)
+    return _fix_zeros(out, z, real_when=a == 0)
 
 
 def _sinh_cosh(b):
@@ -145,7 +165,8 @@ def sqrt(z):
 
 
 def asin(z):
-    return np.arcsin(_zero_sign_free(z))
+    # the branch cuts (real axis, |x| > 1) ignore the sign of a zero imaginary part
+    return np.arcsin(compose(np.real(z), _plus_zero(np.imag(z), True), z.dtype))
 
 
 def acos(z):
@@ -153,7 +174,8 @@ def acos(z):
 
 
 def asinh(z):
-    return np.arcsinh(_zero_sign_free(z))
+    # the branch cuts (imaginary axis, |y| > 1) ignore the sign of a zero real part
+    return np.arcsinh(compose(_plus_zero(np.real(z), True), np.imag(z), z.dtype))
 
 
 def acosh(z):
@@ -190,7 +212,12 @@ def rsqrt(z):
 
 def square(z):
     a, b = np.real(z), np.imag(z)
-    return compose((a - b) * (a + b), np.asarray(2, a.dtype) * a * b, z.dtype)
+    out = compose((a - b) * (a + b), np.asarray(2, a.dtype) * a * b, z.dtype)
+    return _fix_zeros(out, z, real_when=True)
+
+
+def atanh(z):
+    return _fix_zeros(np.arctanh(z), z, real_when=np.real(z) == 0)
 
 
 # -- XLA's complex atan2 builds on its older elemental sqrt and log, not on the sqrt and log

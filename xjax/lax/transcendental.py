@@ -152,7 +152,7 @@ asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), "chlo.asinh",
                         "Elementwise inverse hyperbolic sine.")
 acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), "chlo.acosh",
                         "Elementwise inverse hyperbolic cosine.")
-atanh_p, atanh = _unary("atanh", np.arctanh, "chlo.atanh",
+atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh), "chlo.atanh",
                         "Elementwise inverse hyperbolic tangent.")
 
 
