@@ -5,7 +5,9 @@ everywhere: its ``exp`` keeps a zero imaginary part, ``sqrt`` and the inverse fu
 both signed zeros on the same side of their branch cuts, ``abs`` is NaN when either part is,
 ``rsqrt`` and ``sign`` are computed in polar form. These helpers reproduce XLA's results,
 measured against JAX 0.10.2 on a grid of special values; they compute in the operand's own
-precision, as XLA does.
+precision, as XLA does. Known remaining differences: which part holds a NaN in the inverse
+trigonometric and hyperbolic functions at infinite or NaN operands, some signs of zero in
+``atan``, and last-bit differences where XLA fuses a multiply-add.
 """
 
 from __future__ import annotations
