@@ -376,3 +376,20 @@ def test_associative_scan_pytree_and_axis():
     np.testing.assert_allclose(got[1], np.concatenate(want_b, 1), rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="must have the same first dimension"):
         lax.associative_scan(affine, (a, b[:3]))
+
+
+def test_loop_invariant_residuals_are_recomputed_not_stacked():
+    def f(h, xs, w):
+        def step(h, x):
+            h = jnp.tanh(jnp.exp(w) * h + x)
+            return h, h
+        h, ys = lax.scan(step, h, xs)
+        return jnp.sum(h) + jnp.sum(ys)
+
+    args = (0.1 * jnp.ones(3), 0.3 * jnp.ones((4, 3)), jnp.array([0.1, -0.2, 0.3]))
+    jaxpr = xjax.make_jaxpr(grad(f, argnums=(0, 2)))(*args)
+    forward, backward = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
+    # exp(w) is no stacked output of the forward scan: the backward scan computes it
+    assert sum(v.aval.shape == (4, 3) for v in forward.outvars) == 3  # ys, h and 1 - tanh^2
+    assert "exp" in [e.primitive.name for e in backward.params["jaxpr"].eqns]
+    check_grads(f, args, order=2, modes=("fwd", "rev"))

@@ -6,7 +6,7 @@ body run in the opposite direction, accumulating the consts' cotangents in its c
 from __future__ import annotations
 
 from xjax.core.ad_util import UndefinedPrimal, Zero, get_aval, is_undefined, tangent_aval
-from xjax.core.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from xjax.core.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 from xjax.control_flow.common import (closed, derived, online_partial_eval,
                                       partial_eval_jaxpr_forced, split_list, trace_flat,
                                       with_invars, with_outvars)
@@ -154,6 +154,8 @@ def _split_scan_body(body: Jaxpr, unknowns, nc, nk, ny):
         return "stacked", atom.aval
 
     kinds = [classify(r) for r in residuals]
+    kinds, residuals, res_vars, prelude = _rematerialize_invariants(
+        known, residuals, res_vars, kinds, body.invars[:nc])
     order = ([j for j, (kind, _) in enumerate(kinds) if kind in ("const", "literal")] +
              [j for j, (kind, _) in enumerate(kinds) if kind == "stacked"] +
              [j for j, (kind, _) in enumerate(kinds) if kind == "xs"])
@@ -168,8 +170,65 @@ def _split_scan_body(body: Jaxpr, unknowns, nc, nk, ny):
     unknown_in = unknown.invars[n_res:]
     n_cu, n_ku = sum(const_uk), sum(carry_uk)
     cu, ku, xu = split_list(unknown_in, [n_cu, n_ku])
-    unknown_body = with_invars(unknown, front + cu + ku + xu + mid + back)
+    unknown_body = Jaxpr([], front + cu + ku + xu + mid + back, unknown.outvars,
+                         prelude + list(unknown.eqns))
     return closed(known_body), closed(unknown_body), tuple(carry_uk), tuple(ys_uk), kinds
+
+
+def _rematerialize_invariants(known, residuals, res_vars, kinds, const_vars):
+    """Residuals computed from the consts alone (loop invariants, e.g. ``exp(w)``) are not
+    stacked per iteration: the unknown body recomputes them from the consts (compiled, XLA
+    hoists them out of the loop). Returns the new (kinds, residuals, res_vars) and the
+    equations the unknown body runs first."""
+    const_vars = list(const_vars)
+    const_set = set(const_vars)
+    varying = {v for v in known.invars if v not in const_set}
+    producer = {}
+    for eqn in known.eqns:
+        if any(isinstance(a, Var) and a in varying for a in eqn.invars):
+            varying.update(eqn.outvars)
+        for v in eqn.outvars:
+            producer[v] = eqn
+    chosen = [kind == "stacked" and r not in varying and r in producer
+              for r, (kind, _) in zip(residuals, kinds, strict=True)]
+    if not any(chosen):
+        return kinds, residuals, res_vars, []
+    needed, stack = set(), [r for r, c in zip(residuals, chosen, strict=True) if c]
+    while stack:
+        eqn = producer.get(stack.pop())
+        if eqn is not None and id(eqn) not in needed:
+            needed.add(id(eqn))
+            stack.extend(a for a in eqn.invars if isinstance(a, Var))
+    rename = {r: v for r, v, c in zip(residuals, res_vars, chosen, strict=True) if c}
+    const_inputs = {}
+
+    def read(atom):
+        if not isinstance(atom, Var):
+            return atom
+        if atom in const_set:
+            return const_inputs.setdefault(atom, Var(atom.aval))
+        return rename[atom]
+
+    prelude = []
+    for eqn in known.eqns:
+        if id(eqn) not in needed:
+            continue
+        invars = [read(a) for a in eqn.invars]
+        outvars = []
+        for v in eqn.outvars:
+            if type(v) is not DropVar and v not in rename:
+                rename[v] = Var(v.aval)
+            outvars.append(v if type(v) is DropVar else rename[v])
+        prelude.append(JaxprEqn(eqn.primitive, invars, outvars, eqn.params))
+    keep = [not c for c in chosen]
+    kinds = [k for k, m in zip(kinds, keep, strict=True) if m]
+    residuals = [r for r, m in zip(residuals, keep, strict=True) if m]
+    res_vars = [v for v, m in zip(res_vars, keep, strict=True) if m]
+    for var, new in const_inputs.items():
+        kinds.append(("const", const_vars.index(var)))
+        residuals.append(var)
+        res_vars.append(new)
+    return kinds, residuals, res_vars, prelude
 
 
 # -- transpose -------------------------------------------------------------------------------
