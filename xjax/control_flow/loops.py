@@ -123,24 +123,21 @@ def _while_batch(trace, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
     plan = derived("while_batch", (cond_jaxpr, body_jaxpr), key,
                    lambda: _while_batch_plan(cond_jaxpr, body_jaxpr, nc, nb, batched,
                                              axis_name, size))
-    new_cond, new_body, cond_consts, body_consts, carry_b, pred_batched = plan
+    new_cond, new_body, carry_b, c_head, b_head, b_mid, pred_batched = plan
     cc, bc, carry = split_list(vals, [nc, nb])
     carry = [bdim_at_front(c, not_mapped, size) if b and not was else c
              for c, b, was in zip(carry, carry_b, batched[nc + nb:], strict=True)]
-    if pred_batched:
-        c_ops = list(cond_consts) + cc
-        b_ops = list(cond_consts) + cc + list(body_consts) + bc
-    else:
-        c_ops = list(cond_consts) + cc
-        b_ops = list(body_consts) + bc
+    c_ops = list(c_head) + cc
+    b_ops = list(b_head) + (cc if pred_batched else []) + list(b_mid) + bc
     outs = while_p.bind(*c_ops, *b_ops, *carry, cond_jaxpr=new_cond, body_jaxpr=new_body,
                         cond_nconsts=len(c_ops), body_nconsts=len(b_ops))
     return outs, [0 if b else not_mapped for b in carry_b]
 
 
 def _while_batch_plan(cond_jaxpr, body_jaxpr, nc, nb, batched, axis_name, size):
-    """The batched cond and body. A batched predicate runs the loop while any lane's does,
-    and lanes that are done keep their carry (a select per carry)."""
+    """The batched cond and body, and what leads their operands. A batched predicate runs the
+    loop while any lane's does, and lanes that are done keep their carry (a select per
+    carry)."""
     cc_b, bc_b, init_b = split_list(batched, [nc, nb])
     nk = len(init_b)
     body, body_consts, in_b, _ = batch_fixed_point(
@@ -149,7 +146,7 @@ def _while_batch_plan(cond_jaxpr, body_jaxpr, nc, nb, batched, axis_name, size):
     cond, cond_consts, pred_b = batch_jaxpr(cond_jaxpr.jaxpr, cc_b + carry_b, axis_name,
                                             size, [False])
     if not pred_b[0]:
-        return (closed(cond), closed(body), cond_consts, body_consts, carry_b, False)
+        return closed(cond), closed(body), carry_b, cond_consts, [], body_consts, False
     carry_b = [True] * nk
     body, body_consts, _, _ = batch_fixed_point(
         body_jaxpr.jaxpr, bc_b + carry_b, range(nb, nb + nk), range(nk), axis_name, size)
@@ -179,10 +176,10 @@ def _while_batch_plan(cond_jaxpr, body_jaxpr, nc, nb, batched, axis_name, size):
     new_cond, extra_c = trace_flat(any_lane, cond.in_avals)
     new_body, extra_b = trace_flat(step, cond.in_avals[:n_cc] + body.in_avals[:n_bc] +
                                    carry_avals)
-    # Consts the tracing captured (rare) would need operands of their own.
-    if extra_c or extra_b:
-        raise NotImplementedError("batched while_loop predicate: unexpected captured consts")
-    return (new_cond, new_body, cond_consts, body_consts, carry_b, True)
+    # Operands: (captured, cond consts, cond's operands) for the predicate; (captured, cond
+    # consts, cond's operands, body consts, body's operands) for the step.
+    return (new_cond, new_body, carry_b, list(extra_c) + list(cond_consts),
+            list(extra_b) + list(cond_consts), body_consts, True)
 
 
 while_p = Primitive(
