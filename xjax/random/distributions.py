@@ -12,6 +12,7 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.config import config
 from xjax.random import threefry
+from xjax.random._erf_inv import erf_inv
 from xjax.random._common import (broadcast_shape_of, canonical_shape, check_safe_to_cast,
                                  float_dtype, int_dtype, sampler_jit)
 from xjax.random.basic import normal_impl, uniform_impl
@@ -54,7 +55,7 @@ def _truncated_normal(key, lower, upper, *, shape, dtype):
     a = lax.erf(lax.div(lower, sqrt2))
     b = lax.erf(lax.div(upper, sqrt2))
     u = uniform_impl(key, a, b, shape, dtype)
-    out = lax.mul(sqrt2, lax.erf_inv(u))
+    out = lax.mul(sqrt2, erf_inv(u))
     # keep rounding (or u == a) from reaching the bounds: clip into the open interval
     return jnp.clip(out,
                     lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf)),
