@@ -8,3 +8,6 @@ from xjax.lax.linalg_triangular import (cholesky, cholesky_p, triangular_solve, 
                                         triangular_solve_p)
 from xjax.lax.linalg_lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                 lu_pivots_to_permutation_p)
+from xjax.lax.linalg_qr import householder_product, qr, qr_p  # noqa: F401
+from xjax.lax.linalg_eigh import EighImplementation, eigh, eigh_p  # noqa: F401
+from xjax.lax.linalg_svd import SvdAlgorithm, svd, svd_p  # noqa: F401

@@ -68,3 +68,64 @@ RECORDS = [
              lambda p: lax.linalg.lu_pivots_to_permutation(p, p.shape[-1] + 2), [(2, 4)],
              (np.int32,), make_args=_pivots),
 ]
+
+
+def _weights(n, dtype):
+    """diag(1, 2, ..., n) as a matrix constant."""
+    return np.diag(np.arange(1, n + 1)).astype(dtype)
+
+
+def _projectors(v, n_cols):
+    """sum_j (j + 1) v_j v_j^H: invariant to each column's sign (phase), unlike v itself."""
+    d = _weights(n_cols, v.dtype)
+    vh = lax.transpose(v, tuple(range(v.ndim - 2)) + (v.ndim - 1, v.ndim - 2))
+    if np.issubdtype(v.dtype, np.complexfloating):
+        vh = lax.conj(vh)
+    return _matmul(_matmul(v, d), vh)
+
+
+def _matmul(a, b):
+    nb = max(a.ndim, 2) - 2
+    if b.ndim == 2 and a.ndim > 2:
+        return lax.dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())))
+    batch = tuple(range(nb))
+    return lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2,)), (batch, batch)))
+
+
+def _eigh(**kw):
+    def fun(x):
+        v, w = lax.linalg.eigh(x, **kw)
+        return w, _projectors(v, v.shape[-1])
+    return fun
+
+
+def _svd(full_matrices):
+    def fun(x):
+        u, s, vt = lax.linalg.svd(x, full_matrices=full_matrices)
+        k = s.shape[-1]
+        u = lax.slice_in_dim(u, 0, k, 1, u.ndim - 1)
+        vt = lax.slice_in_dim(vt, 0, k, 1, vt.ndim - 2)
+        return s, _matmul(_matmul(u, _weights(k, u.dtype)), vt)
+    return fun
+
+
+def _qr(full_matrices):
+    return lambda x: lax.linalg.qr(x, full_matrices=full_matrices)
+
+
+RECORDS += [
+    OpRecord("qr", _qr(False), [(2, 5, 3)], _F, tol=_TOL, name="tall-reduced"),
+    OpRecord("qr", _qr(True), [(4, 4)], _F, tol=_TOL, name="square-full"),
+    OpRecord("qr", _qr(True), [(5, 3)], _F, tol=_TOL, name="tall-full", grad_order=0),
+    OpRecord("qr", _qr(False), [(3, 5)], _F, tol=_TOL, name="wide", grad_order=0),
+    OpRecord("eigh", _eigh(), [(2, 4, 4)], _F, tol=_TOL, name="batched"),
+    OpRecord("eigh", _eigh(lower=False), [(5, 5)], _F, tol=_TOL, name="upper-odd"),
+    OpRecord("eigh", lambda x: lax.linalg.eigh(x, subset_by_index=(1, 3))[1], [(4, 4)], _F,
+             tol=_TOL, name="subset", grad_order=0),
+    OpRecord("svd", _svd(False), [(2, 5, 3)], _F, tol=_TOL, name="tall"),
+    OpRecord("svd", _svd(False), [(3, 4)], _F, tol=_TOL, name="wide"),
+    OpRecord("svd", _svd(True), [(3, 3)], _F, tol=_TOL, name="square-full"),
+    OpRecord("svd", lambda x: lax.linalg.svd(x, compute_uv=False), [(2, 4, 3)], _F,
+             tol=_TOL, name="values"),
+    OpRecord("svd", _svd(True), [(5, 2)], _F, tol=_TOL, name="tall-full", grad_order=0),
+]
