@@ -14,10 +14,10 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import NONLINEAR, Primitive, registry
+from xjax.lax import shape_batching as sb
 from xjax.lax.ad_helpers import linear_jvp_of
 from xjax.lax.ad_rules import Zero, transpose_by_parts
 from xjax.lax.reduce import accumulation_dtype, combiner_body, max_identity, min_identity
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import as_operand, concatenate, pad, rev, scalar_constant
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
@@ -202,7 +202,7 @@ def _cumulative(name, np_accumulate, kind, identity, *, jvp, transpose, floats_o
             name, floats_only, x, axis, reverse),
         impl=_accumulate(np_accumulate, wide),
         lower=_window_lower(kind, identity), jvp=jvp, transpose=transpose,
-        batch=BATCH_TODO)
+        batch=sb.batch_at_front(name, sb.shifted_axis("axis")))
 
     def wrapper(operand, axis: int = 0, reverse: bool = False):
         return prim.bind(as_operand(operand), axis=operator.index(axis), reverse=bool(reverse))

@@ -13,9 +13,9 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive, registry
+from xjax.lax import shape_batching as sb
 from xjax.lax.ad_helpers import linear_jvp_of
 from xjax.lax.ad_rules import Zero, transpose_by_parts
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import (as_operand, broadcast_in_dim, index_tuple, pad, reshape,
                             scalar_constant, squeeze)
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
@@ -196,7 +196,8 @@ def _reducer(name, *, impl, kind, identity, dtype_check, jvp, transpose, strip_w
     hidden = ()
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl_rule,
                      lower=_reduce_lower(kind, identity), jvp=jvp,
-                     transpose=transpose, batch=BATCH_TODO, hidden_params=hidden)
+                     transpose=transpose, batch=sb.batch_at_front(name, sb.shifted_axes("axes")),
+                     hidden_params=hidden)
     bind = prim.bind
 
     if sharding_param:
@@ -396,12 +397,14 @@ argmax_p = Primitive(
     "argmax", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
         "argmax", "gt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmax), lower=_argminmax_lower("GT", max_identity),
-    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE, batch=BATCH_TODO)
+    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE,
+    batch=sb.batch_at_front("argmax", sb.shifted_axes("axes")))
 argmin_p = Primitive(
     "argmin", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
         "argmin", "lt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmin), lower=_argminmax_lower("LT", min_identity),
-    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE, batch=BATCH_TODO)
+    jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE,
+    batch=sb.batch_at_front("argmin", sb.shifted_axes("axes")))
 
 
 def _index_dtype(index_dtype, name):

@@ -17,9 +17,10 @@ from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent, Primitive
 from xjax.core.trace import Tracer
+from xjax.lax import shape_batching as sb
 from xjax.lax.ad_helpers import late_rule, linear_jvp_of, operand_aval
 from xjax.lax.ad_rules import Zero, get_aval, is_undefined, transpose_by_parts, zero_jvp
-from xjax.lax.rules import BATCH_TODO, NUMERIC, check_dtype, to_operand
+from xjax.lax.rules import NUMERIC, check_dtype, to_operand
 from xjax.lowering.stablehlo import aval_type, i64_array
 
 # -- helpers shared by the structural families (slicing, reduce and dot import them) --
@@ -147,7 +148,7 @@ broadcast_in_dim_p = Primitive(
     "broadcast_in_dim", abstract_eval=_broadcast_in_dim_abstract_eval,
     impl=_broadcast_in_dim_impl, lower=_broadcast_in_dim_lower,
     jvp=linear_jvp_of("broadcast_in_dim"),
-    transpose=transpose_by_parts(_broadcast_in_dim_transpose), batch=BATCH_TODO,
+    transpose=transpose_by_parts(_broadcast_in_dim_transpose), batch=sb.broadcast_in_dim_batch,
     # JAX prints neither the shape (the output type shows it) nor sharding=None nor empty
     # broadcast_dimensions. The printer hides names while None; the (name, value) entries
     # say "hidden while equal to value" (Ellipsis: always) for a printer that reads them.
@@ -255,7 +256,7 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
 
 reshape_p = Primitive("reshape", abstract_eval=_reshape_abstract_eval, impl=_reshape_impl,
                       lower=_reshape_lower, jvp=linear_jvp_of("reshape"),
-                      transpose=transpose_by_parts(_reshape_transpose), batch=BATCH_TODO)
+                      transpose=transpose_by_parts(_reshape_transpose), batch=sb.reshape_batch)
 
 
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
@@ -338,7 +339,8 @@ def _squeeze_transpose(ct, operand, *, dimensions):
 
 squeeze_p = Primitive("squeeze", abstract_eval=_squeeze_abstract_eval, impl=_squeeze_impl,
                       lower=_squeeze_lower, jvp=linear_jvp_of("squeeze"),
-                      transpose=transpose_by_parts(_squeeze_transpose), batch=BATCH_TODO)
+                      transpose=transpose_by_parts(_squeeze_transpose),
+                      batch=sb.batch_at_front("squeeze", sb.shifted_axes("dimensions")))
 
 
 def squeeze(array, dimensions):
@@ -407,7 +409,7 @@ transpose_p = Primitive(
     "transpose", abstract_eval=_transpose_abstract_eval,
     impl=lambda x, *, permutation: np.transpose(x, permutation),
     lower=_transpose_lower, jvp=linear_jvp_of("transpose"),
-    transpose=transpose_by_parts(_transpose_transpose), batch=BATCH_TODO)
+    transpose=transpose_by_parts(_transpose_transpose), batch=sb.transpose_batch)
 
 
 def transpose(operand, permutation):
@@ -448,7 +450,7 @@ def _rev_lower(ctx, x, *, dimensions):
 rev_p = Primitive("rev", abstract_eval=_rev_abstract_eval, impl=_rev_impl, lower=_rev_lower,
                   jvp=linear_jvp_of("rev"),
                   transpose=transpose_by_parts(lambda ct, x, *, dimensions: rev(ct, dimensions)),
-                  batch=BATCH_TODO)
+                  batch=sb.batch_at_front("rev", sb.shifted_axes("dimensions")))
 
 
 def rev(operand, dimensions):
@@ -514,7 +516,7 @@ concatenate_p = Primitive(
     "concatenate", abstract_eval=_concatenate_abstract_eval,
     impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension),
     lower=_concatenate_lower, jvp=linear_jvp_of("concatenate"),
-    transpose=_concatenate_transpose, batch=BATCH_TODO)
+    transpose=_concatenate_transpose, batch=sb.concatenate_batch)
 
 
 def concatenate(operands, dimension: int):
@@ -619,7 +621,8 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
 
 
 pad_p = Primitive("pad", abstract_eval=_pad_abstract_eval, impl=_pad_impl, lower=_pad_lower,
-                  jvp=linear_jvp_of("pad"), transpose=_pad_transpose, batch=BATCH_TODO)
+                  jvp=linear_jvp_of("pad"), transpose=_pad_transpose,
+                  batch=sb.pad_batch)
 
 
 def pad(operand, padding_value, padding_config):
@@ -669,7 +672,7 @@ def _iota_lower(ctx, *, dtype, shape, dimension, sharding):
 iota_p = Primitive("iota", abstract_eval=_iota_abstract_eval, impl=_iota_impl,
                    lower=_iota_lower, jvp=late_rule(zero_jvp, "iota"),
                    transpose=Absent("no operands: it never reads a linear value"),
-                   batch=BATCH_TODO)
+                   batch=sb.iota_batch)
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):

@@ -11,9 +11,9 @@ import numpy as np
 
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
+from xjax.lax import shape_batching as sb
 from xjax.lax.ad_helpers import linear_jvp_of
 from xjax.lax.ad_rules import Zero, instantiate, is_undefined, transpose_by_parts
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import as_operand, canonicalize_axis, concatenate, index_tuple, reshape
 from xjax.lowering.stablehlo import aval_type, i64_array
 
@@ -63,7 +63,8 @@ def _split_transpose(cts, operand, *, sizes, axis):
 
 split_p = Primitive("split", abstract_eval=_split_abstract_eval, impl=_split_impl,
                     lower=_split_lower, jvp=linear_jvp_of("split"), transpose=_split_transpose,
-                    batch=BATCH_TODO, multiple_results=True)
+                    batch=sb.batch_at_front("split", sb.shifted_axis("axis")),
+                    multiple_results=True)
 
 
 def split(operand, sizes, axis: int = 0):
@@ -119,7 +120,8 @@ def _stack_transpose(ct, *operands, axis):
 
 stack_p = Primitive("stack", abstract_eval=_stack_abstract_eval,
                     impl=lambda *xs, axis: np.stack(xs, axis), lower=_stack_lower,
-                    jvp=linear_jvp_of("stack"), transpose=_stack_transpose, batch=BATCH_TODO)
+                    jvp=linear_jvp_of("stack"), transpose=_stack_transpose,
+                    batch=sb.stack_batch)
 
 
 def stack(operands, axis: int = 0):
@@ -168,7 +170,9 @@ def _unstack_transpose(cts, x, *, axis):
 
 unstack_p = Primitive("unstack", abstract_eval=_unstack_abstract_eval, impl=_unstack_impl,
                       lower=_unstack_lower, jvp=linear_jvp_of("unstack"),
-                      transpose=_unstack_transpose, batch=BATCH_TODO, multiple_results=True)
+                      transpose=_unstack_transpose,
+                      batch=sb.batch_at_front("unstack", sb.shifted_axis("axis")),
+                      multiple_results=True)
 
 
 def unstack(x, axis: int = 0):
@@ -211,7 +215,7 @@ def _tile_transpose(ct, x, *, reps):
 tile_p = Primitive("tile", abstract_eval=_tile_abstract_eval,
                    impl=lambda x, *, reps: np.tile(x, reps), lower=_tile_lower,
                    jvp=linear_jvp_of("tile"), transpose=transpose_by_parts(_tile_transpose),
-                   batch=BATCH_TODO)
+                   batch=sb.batch_at_front("tile", sb.tile_params))
 
 
 def tile(operand, reps):
