@@ -11,3 +11,4 @@ from xjax.lax.linalg_lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F40
 from xjax.lax.linalg_qr import householder_product, qr, qr_p  # noqa: F401
 from xjax.lax.linalg_eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax.lax.linalg_svd import SvdAlgorithm, svd, svd_p  # noqa: F401
+from xjax.lax.linalg_eig import EigImplementation, eig, eig_p  # noqa: F401
