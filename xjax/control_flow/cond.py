@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xjax.core import dtypes
-from xjax.core.ad_util import UndefinedPrimal, Zero, get_aval
+from xjax.core.ad_util import UndefinedPrimal, Zero, get_aval, tangent_aval
 from xjax.core.config import config
 from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
@@ -80,14 +80,9 @@ def _cond_jvp(primals, tangents, *, branches):
     outs = cond_p.bind(index, *consts, *operands, *tangents_nz, branches=new_branches)
     n = len(branches[0].out_avals)
     primal_out, tangent_iter = outs[:n], iter(outs[n:])
-    tangent_out = [next(tangent_iter) if nz else Zero(_tangent_aval(a))
+    tangent_out = [next(tangent_iter) if nz else Zero(tangent_aval(a))
                    for a, nz in zip(branches[0].out_avals, out_nz, strict=True)]
     return primal_out, tangent_out
-
-
-def _tangent_aval(aval):
-    from xjax.core.ad_util import tangent_aval
-    return tangent_aval(aval)
 
 
 def _cond_transpose(cts, index, *operands, branches):
