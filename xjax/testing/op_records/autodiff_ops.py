@@ -3,6 +3,6 @@
 from xjax import lax
 from xjax.testing.op_table import ALL, OpRecord
 
-# its derivative is zero by definition, not the finite differences' 1: checked in
-# tests/lax/test_grads_elementwise.py rather than by check_grads
+# stop_gradient's derivative is zero by definition, not the identity finite differences see:
+# its rule is checked in tests/interpreters/test_autodiff.py instead.
 RECORDS = [OpRecord("stop_gradient", lax.stop_gradient, [(3, 2)], ALL, grad_order=0)]
