@@ -19,11 +19,11 @@ from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var
 from xjax.core.primitive import NONLINEAR, Primitive, registry
+from xjax.lax import indexing_batching as ib
 from xjax.lax.ad_helpers import late_rule, linear_jvp_of, operand_aval
 from xjax.lax.ad_rules import Zero, add_tangents, instantiate, is_undefined, jvp_by_parts
 from xjax.lax.gather_scatter_shapes import check_scatter, gather_shape, scatter_window_shape
 from xjax.lax.reduce import combiner_body
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import as_operand, canonicalize_shape, full
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
@@ -316,7 +316,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
 gather_p = Primitive("gather", abstract_eval=_gather_abstract_eval, impl=_gather_impl,
                      lower=_gather_lower,
                      jvp=late_rule(lambda p: jvp_by_parts(p, _gather_jvp_operand, None), "gather"),
-                     transpose=_gather_transpose, batch=BATCH_TODO)
+                     transpose=_gather_transpose, batch=ib.gather_batch)
 
 
 def _hashable_fill(fill_value):
@@ -502,7 +502,7 @@ def _scatter_family(name, combiner, ufunc, kind, bool_ok, jvp, transpose):
 
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl,
                      lower=_scatter_lowering(kind), jvp=jvp, transpose=transpose,
-                     batch=BATCH_TODO)
+                     batch=ib.scatter_batch(name))
 
     def wrapper(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted=False, unique_indices=False, mode=None):

@@ -18,12 +18,12 @@ from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
 from xjax.core.trace import Tracer
+from xjax.lax import indexing_batching as ib
 from xjax.lax.gather_scatter import *  # noqa: F401,F403
 from xjax.lax.gather_scatter import __all__ as _gather_scatter_all
 from xjax.lax.gather_scatter import gather, GatherDimensionNumbers
 from xjax.lax.ad_helpers import linear_jvp_of, operand_aval
 from xjax.lax.ad_rules import Zero, get_aval, is_undefined, transpose_by_parts
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import (as_operand, canonicalize_axis, canonicalize_shape, concatenate,
                             expand_dims, full, index_tuple, pad, scalar_constant, squeeze)
 from xjax.lowering.stablehlo import aval_type, i64_array
@@ -90,7 +90,7 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
 
 slice_p = Primitive("slice", abstract_eval=_slice_abstract_eval, impl=_slice_impl,
                     lower=_slice_lower, jvp=linear_jvp_of("slice"),
-                    transpose=transpose_by_parts(_slice_transpose), batch=BATCH_TODO)
+                    transpose=transpose_by_parts(_slice_transpose), batch=ib.slice_batch)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
@@ -211,7 +211,7 @@ def _dynamic_slice_transpose(ct, operand, *start_indices, slice_sizes):
 dynamic_slice_p = Primitive(
     "dynamic_slice", abstract_eval=_dynamic_slice_abstract_eval, impl=_dynamic_slice_impl,
     lower=_dynamic_slice_lower, jvp=linear_jvp_of("dynamic_slice", (0,)),
-    transpose=_dynamic_slice_transpose, batch=BATCH_TODO)
+    transpose=_dynamic_slice_transpose, batch=ib.dynamic_slice_batch)
 
 
 def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):
@@ -263,7 +263,7 @@ dynamic_update_slice_p = Primitive(
     "dynamic_update_slice", abstract_eval=_dynamic_update_slice_abstract_eval,
     impl=_dynamic_update_slice_impl, lower=_dynamic_update_slice_lower,
     jvp=linear_jvp_of("dynamic_update_slice", (0, 1)),
-    transpose=_dynamic_update_slice_transpose, batch=BATCH_TODO)
+    transpose=_dynamic_update_slice_transpose, batch=ib.dynamic_update_slice_batch)
 
 
 def _split_start_indices(start_indices) -> list:
