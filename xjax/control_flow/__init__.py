@@ -13,10 +13,12 @@ from xjax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from xjax.control_flow.scan import scan, scan_p  # noqa: F401
 from xjax.control_flow.map import map  # noqa: F401,A004
 from xjax.control_flow.associative_scan import associative_scan  # noqa: F401
+from xjax.control_flow.reduce_window import reduce_window_p  # noqa: F401
 
 _PUBLIC = {"cond": cond, "switch": switch, "while_loop": while_loop, "fori_loop": fori_loop,
            "scan": scan, "map": map, "associative_scan": associative_scan,
-           "cond_p": cond_p, "while_p": while_p, "scan_p": scan_p}
+           "cond_p": cond_p, "while_p": while_p, "scan_p": scan_p,
+           "reduce_window_p": reduce_window_p}
 
 for _name, _fun in _PUBLIC.items():
     setattr(_lax, _name, _fun)

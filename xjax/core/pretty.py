@@ -42,6 +42,11 @@ def _param_repr(value, names: _Names, indent: int) -> str:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
         return _pp_jaxpr(jaxpr, names, indent)
+    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))
+                                                  for v in value):
+        pad = " " * (indent + 2)
+        inner = "\n".join(pad + _param_repr(v, names, indent + 2) for v in value)
+        return f"(\n{inner}\n{' ' * indent})"
     if isinstance(value, str):
         return value
     if isinstance(value, np.dtype):
