@@ -92,3 +92,4 @@ from xjax.numpy.numerical import *  # noqa: F401,F403,E402
 from xjax.numpy.vectorize import *  # noqa: F401,F403,E402
 from xjax.numpy.index_objects import *  # noqa: F401,F403,E402
 from xjax.numpy.io import *  # noqa: F401,F403,E402
+from xjax.numpy import fft, linalg  # noqa: F401,E402
