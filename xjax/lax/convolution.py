@@ -14,8 +14,9 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
+from xjax.lax import contraction_batching as cb
 from xjax.lax.ad_rules import Zero, get_aval, jvp_by_parts, transpose_by_parts
-from xjax.lax.rules import BATCH_TODO, NUMERIC, check_dtype, to_operand
+from xjax.lax.rules import NUMERIC, check_dtype, to_operand
 from xjax.lax.ad_helpers import late_rule
 from xjax.lowering.stablehlo import aval_type, i64_array
 
@@ -337,7 +338,8 @@ conv_general_dilated_p = Primitive(
     lower=_conv_lower,
     jvp=late_rule(lambda p: jvp_by_parts(p, _conv_jvp_lhs, _conv_jvp_rhs),
                   "conv_general_dilated"),
-    transpose=transpose_by_parts(_conv_transpose_lhs, _conv_transpose_rhs), batch=BATCH_TODO)
+    transpose=transpose_by_parts(_conv_transpose_lhs, _conv_transpose_rhs),
+    batch=cb.conv_general_dilated_batch)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,

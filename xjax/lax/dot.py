@@ -17,9 +17,9 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
+from xjax.lax import contraction_batching as cb
 from xjax.lax.ad_helpers import late_rule, operand_aval
 from xjax.lax.ad_rules import jvp_by_parts, transpose_by_parts
-from xjax.lax.rules import BATCH_TODO
 from xjax.lax.shape import as_operand, index_tuple, transpose
 from xjax.lowering.stablehlo import aval_type
 
@@ -300,7 +300,7 @@ dot_general_p = Primitive(
     "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
     lower=_dot_general_lower,
     jvp=late_rule(lambda p: jvp_by_parts(p, _dot_jvp_lhs, _dot_jvp_rhs), "dot_general"),
-    transpose=transpose_by_parts(_dot_transpose_lhs, _dot_transpose_rhs), batch=BATCH_TODO,
+    transpose=transpose_by_parts(_dot_transpose_lhs, _dot_transpose_rhs), batch=cb.dot_general_batch,
     # JAX prints neither unset precision/preferred type nor the sharding.
     hidden_params=("out_sharding", "precision", "preferred_element_type"))
 
