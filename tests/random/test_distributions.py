@@ -81,6 +81,14 @@ SAMPLERS = {
     "ball": (lambda r, k: r.ball(k, 3, 2.0, (5,)), 1e-6),
     "poisson": (lambda r, k: r.poisson(k, np.array([0.5, 3.0, 9.9, 10.0, 50.0, 1e3, 0.0],
                                                    _F32), (3, 7)), 0),
+    "binomial": (lambda r, k: r.binomial(k, np.array([5.0, 20.0, 100.0, 1e3, 3.5, 0.0, 50.0], _F32),
+                                         np.array([0.3, 0.7, 0.05, 0.5, 0.5, 0.5, 0.9], _F32),
+                                         (2, 7)), 0),
+    "binomial_invalid": (lambda r, k: r.binomial(k, np.array([-1.0, np.inf, 5.0], _F32),
+                                                 np.array([0.5, 0.5, np.nan], _F32)), 0),
+    "multinomial": (lambda r, k: r.multinomial(k, np.array([10.0, 50.0], _F32),
+                                               np.array([[0.1, 0.9], [0.5, 0.5]], _F32),
+                                               shape=(4, 2, 2)), 0),
     "multivariate_normal": (lambda r, k: r.multivariate_normal(
         k, np.array([1.0, 2.0, 3.0], _F32), _COV, (4,)), 1e-5),
     "multivariate_normal_batch": (lambda r, k: r.multivariate_normal(

@@ -96,6 +96,15 @@ def test_poisson(lam, mode):
     assert abs(x.mean() - lam) < 4 * math.sqrt(lam / N)
 
 
+@pytest.mark.parametrize("n,p", [(20, 0.3), (200, 0.4)])  # inversion, then BTRS
+def test_binomial(n, p, mode):
+    special = _scipy_special()
+    x = np.asarray(random.binomial(random.PRNGKey(22), n, p, (N,)))
+    ks = np.arange(n + 1)
+    empirical = np.searchsorted(np.sort(x), ks, side="right") / N
+    assert np.max(np.abs(empirical - special.bdtr(ks, n, p))) < KS_CRITICAL_1PCT
+
+
 def test_randint_and_bernoulli_frequencies(mode):
     x = np.asarray(random.randint(random.PRNGKey(19), (N,), 0, 7))
     counts = np.bincount(x, minlength=7)

@@ -24,12 +24,13 @@ from xjax.random.distributions import (cauchy, double_sided_maxwell, exponential
 from xjax.random.gamma_family import (ball, beta, chisquare, dirichlet, f, gamma,
                                       generalized_normal, loggamma, poisson, t)
 from xjax.random.multivariate import multivariate_normal, orthogonal
+from xjax.random.binomial import binomial, multinomial
 
 __all__ = ["KeyDType", "PRNGKey", "PRNGKeyArray", "PRNGSpec", "ball", "bernoulli", "beta",
-           "bits", "categorical", "cauchy", "chisquare", "choice", "clone", "dirichlet",
-           "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
-           "generalized_normal", "geometric", "gumbel", "key", "key_data", "key_dtype",
-           "key_impl", "laplace", "logistic", "loggamma", "lognormal", "maxwell",
+           "binomial", "bits", "categorical", "cauchy", "chisquare", "choice", "clone",
+           "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+           "generalized_normal", "geometric", "gumbel", "key", "key_data", "key_dtype", "key_impl",
+           "laplace", "logistic", "loggamma", "lognormal", "maxwell", "multinomial",
            "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson",
            "rademacher", "randint", "rayleigh", "split", "t", "triangular", "truncated_normal",
            "uniform", "wald", "weibull_min", "wrap_key_data"]
