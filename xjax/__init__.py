@@ -26,6 +26,7 @@ from xjax.custom_derivatives import (checkpoint, checkpoint_policies, custom_jvp
 from xjax.runtime import default_backend, devices  # noqa: F401
 from xjax import random  # noqa: F401
 from xjax import nn  # noqa: F401
+from xjax import scipy  # noqa: F401
 
 __version__ = "0.1.0"
 

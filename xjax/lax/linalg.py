@@ -12,3 +12,40 @@ from xjax.lax.linalg_qr import householder_product, qr, qr_p  # noqa: F401
 from xjax.lax.linalg_eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax.lax.linalg_svd import SvdAlgorithm, svd, svd_p  # noqa: F401
 from xjax.lax.linalg_eig import EigImplementation, eig, eig_p  # noqa: F401
+from xjax.lax.linalg_hessenberg import (cholesky_update, hessenberg,  # noqa: F401
+                                        symmetric_product, tridiagonal, tridiagonal_solve)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """Schur decomposition: not implemented in xjax (JAX calls LAPACK gees on the CPU)."""
+    raise NotImplementedError("lax.linalg.schur is not implemented in xjax (JAX calls LAPACK "
+                              "gees on the CPU; xjax has no QR-algorithm version yet)")
+
+
+def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None,
+         dynamic_shape=None):
+    """QDWH polar decomposition: not implemented in xjax (``xjax.scipy.linalg.polar``
+    computes the polar decomposition through the SVD)."""
+    raise NotImplementedError("lax.linalg.qdwh is not implemented in xjax; use "
+                              "xjax.scipy.linalg.polar (through the SVD)")
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """``op(Q) @ c`` (``left``) or ``c @ op(Q)`` for ``Q`` given by Householder reflectors, as
+    LAPACK ormqr (``op`` is the conjugate transpose when ``transpose``)."""
+    from xjax import lax as _lax
+    from xjax.lax.linalg_common import mH, matmul, shape
+    from xjax.lax.rules import to_operand
+    a, c = to_operand(a), to_operand(c)
+    m = shape(a)[-2]
+    k = shape(taus)[-1]
+    square = _lax.pad(a, _lax.full((), 0, a.aval.dtype),
+                      [(0, 0, 0)] * (len(shape(a)) - 1) + [(0, m - shape(a)[-1], 0)]) \
+        if shape(a)[-1] < m else _lax.slice_in_dim(a, 0, m, 1, len(shape(a)) - 1)
+    taus_full = _lax.pad(to_operand(taus), _lax.full((), 0, a.aval.dtype),
+                         [(0, 0, 0)] * (len(shape(taus)) - 1) + [(0, m - k, 0)])
+    q = householder_product(square, taus_full)
+    if transpose:
+        q = mH(q)
+    return matmul(q, c) if left else matmul(c, q)

@@ -1,0 +1,3 @@
+"""``xjax.scipy``: SciPy's API on xjax arrays (JAX's ``jax.scipy``)."""
+
+from xjax.scipy import linalg  # noqa: F401
