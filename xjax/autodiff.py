@@ -14,6 +14,7 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
 from xjax.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from xjax.core.trace import current_trace, set_current_trace
 from xjax.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
@@ -380,53 +381,88 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 # -- Jacobians and Hessians --
 
-def _std_basis(flat_avals):
-    """For each flat input position, the list of one-hot tangents (NumPy arrays)."""
-    sizes = [a.size for a in flat_avals]
-    total = sum(sizes)
-    return sizes, total
+def _jacobian_setup(fun, argnums, args, kwargs, holomorphic, api):
+    """Check the differentiated arguments and close ``fun`` over the others."""
+    nums = _argnums_tuple(argnums, len(args), "")
+    diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
+    for arg, name in zip(diff_args, _arg_names(fun, nums), strict=True):
+        for leaf in tree_flatten(arg)[0]:
+            _check_jac_input(get_aval(leaf), holomorphic, name, api)
+
+    def partial_fun(*dyn):
+        full = list(args)
+        for i, value in zip(nums, dyn, strict=True):
+            full[i] = value
+        return fun(*full, **kwargs)
+
+    return partial_fun, diff_args
+
+
+def _basis(avals):
+    """The standard basis of the flattened leaves: one array per leaf, of shape
+    (total size, *leaf shape), together the rows of an identity matrix."""
+    total = sum(a.size for a in avals)
+    rows, start = [], 0
+    for aval in avals:
+        block = np.zeros((total, aval.size), dtype=tangent_aval(aval).dtype)
+        block[start:start + aval.size] = np.eye(aval.size, dtype=block.dtype)
+        start += aval.size
+        rows.append(Array._from_numpy(block.reshape((total,) + tuple(aval.shape)),
+                                      ShapedArray((total,) + tuple(aval.shape), block.dtype)))
+    return rows
+
+
+def _blocks(stacked, row_avals, col_shape, forward):
+    """Split ``stacked`` (basis rows first) into one block per row leaf, each of shape
+    ``out + in``: forward mode rows are inputs (moved last), reverse mode rows are outputs."""
+    from xjax import lax
+    blocks, start = [], 0
+    col_rank = len(col_shape)
+    for aval in row_avals:
+        part = lax.slice_in_dim(stacked, start, start + aval.size, axis=0)
+        start += aval.size
+        if forward:
+            moved = lax.transpose(part, tuple(range(1, col_rank + 1)) + (0,))
+            blocks.append(lax.reshape(moved, tuple(col_shape) + tuple(aval.shape)))
+        else:
+            blocks.append(lax.reshape(part, tuple(aval.shape) + tuple(col_shape)))
+    return blocks
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``fun`` by forward mode: one jvp per input element.
+    """The Jacobian of ``fun`` by forward mode: ``vmap`` of ``jvp`` over the standard basis.
 
-    The output has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
+    Each (output, input) leaf pair gives a block of shape ``out.shape + in.shape``.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.jacfwd(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
     """
+    from xjax.mapping import vmap
 
     def jac_fun(*args, **kwargs):
-        nums = _argnums_tuple(argnums, len(args), "")
-        names = _arg_names(fun, nums)
-        diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
-        for arg, name in zip(diff_args, names, strict=True):
-            for leaf in tree_flatten(arg)[0]:
-                _check_jac_input(get_aval(leaf), holomorphic, name, "jacfwd")
-
-        def partial_fun(*dyn):
-            full = list(args)
-            for i, value in zip(nums, dyn, strict=True):
-                full[i] = value
-            return fun(*full, **kwargs)
-
+        partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
+                                                 "jacfwd")
         flat_in, in_tree = tree_flatten(diff_args)
         in_avals = [get_aval(x) for x in flat_in]
-        columns = []  # per basis vector: flat output tangents
-        out = aux = None
-        for position, aval in enumerate(in_avals):
-            for index in range(aval.size):
-                tangents = [_one_hot(a, index if i == position else None)
-                            for i, a in enumerate(in_avals)]
-                result = jvp(partial_fun, diff_args, tuple(tree_unflatten(in_tree, tangents)),
-                             has_aux=has_aux)
-                out, tangent_out = result[0], result[1]
-                if has_aux:
-                    aux = result[2]
-                columns.append(tree_flatten(tangent_out)[0])
-        if out is None:  # no input elements: evaluate once for the output structure
-            out = partial_fun(*diff_args)
-            if has_aux:
-                out, aux = out
-        flat_out, out_tree = tree_flatten(out)
-        jac = _assemble(columns, flat_out, in_avals, in_tree, nums, argnums, forward=True)
+
+        def pushfwd(*basis_leaves):
+            result = jvp(partial_fun, diff_args, tuple(tree_unflatten(in_tree, basis_leaves)),
+                         has_aux=has_aux)
+            return (result[1], result[2]) if has_aux else result[1]
+
+        out_axes = (0, None) if has_aux else 0
+        result = vmap(pushfwd, out_axes=out_axes)(*_basis(in_avals))
+        tangents, aux = result if has_aux else (result, None)
+        flat_t, out_tree = tree_flatten(tangents)
+        jac = []
+        for t in flat_t:
+            out_shape = get_aval(t).shape[1:]
+            tree = tree_unflatten(in_tree, _blocks(t, in_avals, out_shape, forward=True))
+            jac.append(tree[0] if isinstance(argnums, int) else tree)
         jac = tree_unflatten(out_tree, jac)
         return (jac, aux) if has_aux else jac
 
@@ -434,35 +470,38 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The Jacobian of ``fun`` by reverse mode: one vjp per output element."""
+    """The Jacobian of ``fun`` by reverse mode: ``vmap`` of the ``vjp`` over the standard
+    basis of the output.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.jacrev(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    from xjax.mapping import vmap
 
     def jac_fun(*args, **kwargs):
-        nums = _argnums_tuple(argnums, len(args), "")
-        names = _arg_names(fun, nums)
-        diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
-        for arg, name in zip(diff_args, names, strict=True):
-            for leaf in tree_flatten(arg)[0]:
-                _check_jac_input(get_aval(leaf), holomorphic, name, "jacrev")
-
-        def partial_fun(*dyn):
-            full = list(args)
-            for i, value in zip(nums, dyn, strict=True):
-                full[i] = value
-            return fun(*full, **kwargs)
-
+        partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
+                                                 "jacrev")
         result = vjp(partial_fun, *diff_args, has_aux=has_aux)
         out, f_vjp = result[0], result[1]
         flat_out, out_tree = tree_flatten(out)
         out_avals = [get_aval(o) for o in flat_out]
-        flat_in, in_tree = tree_flatten(diff_args)
-        in_avals = [get_aval(x) for x in flat_in]
-        rows = []  # per output basis vector: flat input cotangents
-        for position, aval in enumerate(out_avals):
-            for index in range(aval.size):
-                cts = [_one_hot(a, index if i == position else None)
-                       for i, a in enumerate(out_avals)]
-                rows.append(tree_flatten(f_vjp(tree_unflatten(out_tree, cts)))[0])
-        jac = _assemble_rev(rows, out_avals, in_avals, in_tree, nums, argnums)
+        in_tree = tree_flatten(diff_args)[1]
+
+        def pullback(*basis_leaves):
+            return f_vjp(tree_unflatten(out_tree, basis_leaves))
+
+        cts = vmap(pullback)(*_basis(out_avals))
+        flat_cts = tree_flatten(cts)[0]
+        per_input = [_blocks(c, out_avals, get_aval(c).shape[1:], forward=False)
+                     for c in flat_cts]
+        jac = []
+        for j in range(len(out_avals)):
+            tree = tree_unflatten(in_tree, [blocks[j] for blocks in per_input])
+            jac.append(tree[0] if isinstance(argnums, int) else tree)
         jac = tree_unflatten(out_tree, jac)
         return (jac, result[2]) if has_aux else jac
 
@@ -476,60 +515,6 @@ def _check_jac_input(aval, holomorphic, name, api):
         raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that is a "
                         f"sub-dtype of np.inexact), but got {aval.dtype.name} for argument "
                         f"{name}.")
-
-
-def _one_hot(aval, index):
-    """A tangent of ``aval`` that is 1 at flat ``index`` (zeros when index is None)."""
-    value = np.zeros(aval.size, dtype=tangent_aval(aval).dtype)
-    if index is not None:
-        value[index] = 1
-    shaped = value.reshape(aval.shape)
-    from xjax.core.avals import ShapedArray
-    return Array._from_numpy(shaped, ShapedArray(aval.shape, shaped.dtype, False))
-
-
-def _stack(values, shape):
-    """Stack same-shaped arrays along a new leading axis and reshape to ``shape``."""
-    from xjax import lax
-    if not values:
-        from xjax.core.avals import ShapedArray
-        return Array._from_numpy(np.zeros(shape, np.float32), ShapedArray(shape, np.float32))
-    expanded = [lax.reshape(v, (1,) + tuple(get_aval(v).shape)) for v in values]
-    stacked = lax.concatenate(expanded, 0) if len(expanded) > 1 else expanded[0]
-    return lax.reshape(stacked, tuple(shape))
-
-
-def _assemble(columns, flat_out, in_avals, in_tree, nums, argnums, forward):
-    """From per-input-element columns, one Jacobian block per (output, input) leaf."""
-    from xjax import lax
-    result = []
-    for j, out in enumerate(flat_out):
-        out_shape = get_aval(out).shape
-        blocks, start = [], 0
-        for aval in in_avals:
-            cols = [col[j] for col in columns[start:start + aval.size]]
-            start += aval.size
-            # columns stacked on a leading axis: (in_size, *out_shape) -> out_shape + in_shape
-            stacked = _stack(cols, (aval.size,) + tuple(out_shape))
-            moved = lax.transpose(stacked, tuple(range(1, len(out_shape) + 1)) + (0,))
-            blocks.append(lax.reshape(moved, tuple(out_shape) + tuple(aval.shape)))
-        tree = tree_unflatten(in_tree, blocks)
-        result.append(tree[0] if isinstance(argnums, int) else tree)
-    return result
-
-
-def _assemble_rev(rows, out_avals, in_avals, in_tree, nums, argnums):
-    result, start = [], 0
-    for aval in out_avals:
-        block_rows = rows[start:start + aval.size]
-        start += aval.size
-        blocks = []
-        for k, in_aval in enumerate(in_avals):
-            blocks.append(_stack([row[k] for row in block_rows],
-                                 tuple(aval.shape) + tuple(in_aval.shape)))
-        tree = tree_unflatten(in_tree, blocks)
-        result.append(tree[0] if isinstance(argnums, int) else tree)
-    return result
 
 
 jacobian = jacrev
