@@ -152,3 +152,18 @@ def test_delta_orthogonal():
     np.testing.assert_allclose(centre @ centre.T, np.eye(4), atol=1e-5)
     out[1, 1] = 0
     assert not out.any()
+
+
+@needs_jax
+@pytest.mark.parametrize("shape,column_axis", [((4, 4), -1), ((6, 3), -1), ((3, 6), 0),
+                                               ((2, 3, 5), 0)])
+def test_orthogonal_matches_jax(shape, column_axis):
+    if not _orthogonal_available():
+        pytest.skip("xjax.random.orthogonal does not exist yet")
+    got = init.orthogonal(column_axis=column_axis)(random.PRNGKey(5), shape)
+    want = jax.nn.initializers.orthogonal(column_axis=column_axis)(jax.random.PRNGKey(5),
+                                                                   shape)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-6)
+    got = init.delta_orthogonal()(random.PRNGKey(5), (3, 3, 4, 4))
+    want = jax.nn.initializers.delta_orthogonal()(jax.random.PRNGKey(5), (3, 3, 4, 4))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-6)

@@ -535,7 +535,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     Array([-1.,  1.], dtype=float32)
     """
     check_arraylike("standardize", x)
-    for name, value in (("mean", mean), ("variance", variance), ("where", where)):
+    for value in (mean, variance, where):
         if value is not None:
             check_arraylike("standardize", value)
     if mean is None:
