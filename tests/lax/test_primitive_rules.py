@@ -31,7 +31,10 @@ def _assert_close(got, want, tol, what):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    if tol == 0 or not (dtypes.is_float(got.dtype) or dtypes.is_complex(got.dtype)):
+    if dtypes.is_float(got.dtype) and tol == 0:  # NaN == NaN also for ml_dtypes floats
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64),
+                                      err_msg=what)
+    elif tol == 0 or not (dtypes.is_float(got.dtype) or dtypes.is_complex(got.dtype)):
         np.testing.assert_array_equal(got, want, err_msg=what)
     else:
         wide = np.complex128 if dtypes.is_complex(got.dtype) else np.float64

@@ -95,16 +95,20 @@ def _pp_eqn(eqn, names: _Names, indent: int) -> str:
 
 
 def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
+    """Multi-line, or on one line (equations joined by ``; ``) when that fits in the width,
+    as JAX lays jaxprs out."""
     pad = " " * indent
     consts = " ".join(names.binder(v) for v in jaxpr.constvars)
     ins = " ".join(names.binder(v) for v in jaxpr.invars)
-    lines = [f"{{ lambda {consts}; {ins}. let".replace("lambda ;", "lambda ;")]
-    lines += [_pp_eqn(eqn, names, indent + 4) for eqn in jaxpr.eqns]
+    head = f"{{ lambda {consts}; {ins}. let"
+    eqns = [_pp_eqn(eqn, names, indent + 4) for eqn in jaxpr.eqns]
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     if len(jaxpr.outvars) == 1:
         outs += ","
-    lines.append(f"{pad}  in ({outs}) }}")
-    return "\n".join(lines)
+    one_line = f"{head} {'; '.join(e.strip() for e in eqns)} in ({outs}) }}"
+    if indent + len(one_line) <= _WIDTH and not any("\n" in e for e in eqns):
+        return one_line
+    return "\n".join([head, *eqns, f"{pad}  in ({outs}) }}"])
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
