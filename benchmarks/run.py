@@ -30,6 +30,7 @@ class Namespace:
             import xjax
             import xjax.numpy as jnp
             self.np, self.jit = jnp, xjax.jit
+            self.transforms = xjax
             self.asarray = lambda x: xjax.device_put(x)
             self.block = lambda x: x.block_until_ready()
         elif impl == "jax":
@@ -37,10 +38,12 @@ class Namespace:
             import jax
             import jax.numpy as jnp
             self.np, self.jit = jnp, jax.jit
+            self.transforms = jax
             self.asarray = lambda x: jax.device_put(x)
             self.block = lambda x: x.block_until_ready()
         else:
             self.np, self.jit = numpy, None
+            self.transforms = None
             self.asarray = numpy.asarray
             self.block = lambda x: x
 

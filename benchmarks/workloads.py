@@ -122,3 +122,99 @@ def random_normal_jit(ns):
     key = random.PRNGKey(0)
     sample = ns.jit(lambda key: random.normal(key, (1_000_000,)))
     return lambda: ns.block(sample(key))
+
+
+@workload("linalg_solve_500")
+def linalg_solve_500(ns):
+    """jnp.linalg.solve of a 500x500 float32 system with one right-hand side (eagerly: JAX
+    runs its jitted LU solve, xjax its primitives' LAPACK kernels)."""
+    rng = np.random.default_rng(0)
+    a = ns.asarray(rng.standard_normal((500, 500)).astype(np.float32))
+    b = ns.asarray(rng.standard_normal(500).astype(np.float32))
+    return lambda: ns.block(ns.np.linalg.solve(a, b))
+
+
+@workload("linalg_solve_500_jit", needs_jit=True)
+def linalg_solve_500_jit(ns):
+    """The same solve compiled: JAX calls LAPACK through custom calls, xjax compiles its
+    blocked lax LU and XLA's triangular solves."""
+    rng = np.random.default_rng(0)
+    a = ns.asarray(rng.standard_normal((500, 500)).astype(np.float32))
+    b = ns.asarray(rng.standard_normal(500).astype(np.float32))
+    solve = ns.jit(ns.np.linalg.solve)
+    return lambda: ns.block(solve(a, b))
+
+
+@workload("fft_2pow20")
+def fft_2pow20(ns):
+    """jnp.fft.fft of 2**20 complex64 points."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(1 << 20) + 1j * rng.standard_normal(1 << 20)).astype(np.complex64)
+    x = ns.asarray(x)
+    return lambda: ns.block(ns.np.fft.fft(x))
+
+
+# -- transformations (issues 3 and 4): need grad/vmap, so JAX and xjax only --
+
+def _sum_logistic(jnp):
+    return lambda x: jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+@workload("grad_sum_logistic_3_eager", needs_jit=True)
+def grad_sum_logistic_eager(ns):
+    g = ns.transforms.grad(_sum_logistic(ns.np))
+    x = ns.asarray(np.arange(3, dtype=np.float32))
+    return lambda: ns.block(g(x))
+
+
+def _mlp_params(ns, sizes=(784, 512, 512, 10)):
+    rng = np.random.default_rng(0)
+    return [(ns.asarray((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32)),
+             ns.asarray(np.zeros(n, np.float32))) for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def _mlp_loss(jnp):
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.tanh(jnp.dot(h, w) + b)
+        w, b = params[-1]
+        logits = jnp.dot(h, w) + b
+        logits = logits - jnp.max(logits, axis=1, keepdims=True)
+        log_probs = logits - jnp.log(jnp.sum(jnp.exp(logits), axis=1, keepdims=True))
+        return -jnp.mean(jnp.sum(log_probs * y, axis=1))
+    return loss
+
+
+@workload("mlp_value_and_grad_jit", needs_jit=True)
+def mlp_step(ns):
+    params = _mlp_params(ns)
+    rng = np.random.default_rng(1)
+    x = ns.asarray(rng.standard_normal((128, 784)).astype(np.float32))
+    y = ns.asarray(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)])
+    step = ns.jit(ns.transforms.value_and_grad(_mlp_loss(ns.np)))
+
+    def run():
+        value, grads = step(params, x, y)
+        return ns.block(value)
+    return run
+
+
+def _apply_matrix_setup(ns):
+    rng = np.random.default_rng(0)
+    mat = ns.asarray(rng.standard_normal((150, 100)).astype(np.float32))
+    batched_x = ns.asarray(rng.standard_normal((10, 100)).astype(np.float32))
+    return mat, batched_x
+
+
+@workload("vmap_apply_matrix_jit", needs_jit=True)
+def vmap_apply_matrix(ns):
+    mat, batched_x = _apply_matrix_setup(ns)
+    f = ns.jit(lambda vs: ns.transforms.vmap(lambda v: ns.np.dot(mat, v))(vs))
+    return lambda: ns.block(f(batched_x))
+
+
+@workload("naive_apply_matrix_eager", needs_jit=True)
+def naive_apply_matrix(ns):
+    mat, batched_x = _apply_matrix_setup(ns)
+    return lambda: ns.block(ns.np.stack([ns.np.dot(mat, v) for v in batched_x]))
