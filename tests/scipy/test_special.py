@@ -390,6 +390,8 @@ GRAD_CASES = [
     ("sici_si", lambda m: lambda x: m.sici(x)[0], [0.5, 3., 30.]),
     ("sici_ci", lambda m: lambda x: m.sici(x)[1], [0.5, 3., 30.]),
     ("zeta_q", lambda m: lambda q: m.zeta(2.5, q), [0.5, 3.]),
+    ("zeta_x", lambda m: lambda x: m.zeta(x, 2.), [1.5, 2.5, 6.]),
+    ("zeta_x_small_q", lambda m: lambda x: m.zeta(x, 0.3), [1.2, 3.]),
 ]
 
 
@@ -414,6 +416,7 @@ SMOOTH_CASES = [
     ("kl_div", lambda x: special.kl_div(x, 0.7), [0.3, 0.8, 2.5]),
     ("hyp1f1", lambda x: special.hyp1f1(0.5, 1.5, x), [-2., 0.3, 1.5]),
     ("owens_t", lambda x: special.owens_t(x, 1.7), [-1., 0.3, 1.5]),
+    ("zeta", lambda x: special.zeta(x, 1.5), [1.7, 2.5, 4.]),
 ]
 
 

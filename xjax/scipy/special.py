@@ -597,8 +597,58 @@ def zeta(x, q=None):
     if q is None:
         raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
                                   "compute the Hurwitz Zeta function.")
+    return _zeta(x, q)
+
+
+@custom_jvp
+def _zeta(x, q):
     x, q = _float("zeta", x, q)
     return lax.zeta(x, q)
+
+
+# B_2, B_4, ..., B_16 over (2j)!: the Euler-Maclaurin tail coefficients
+_EM_COEFFICIENTS = [float(Fraction(b) / math.factorial(2 * j))
+                    for j, b in enumerate([Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42),
+                                           Fraction(-1, 30), Fraction(5, 66),
+                                           Fraction(-691, 2730), Fraction(7, 6),
+                                           Fraction(-3617, 510)], start=1)]
+
+
+def _zeta_dx(x, q, n_direct=12):
+    """``d zeta(x, q) / dx = -sum_k log(k + q) (k + q)^-x`` by the Euler-Maclaurin formula:
+    ``n_direct`` direct terms, the integral and endpoint terms at ``a = q + n_direct``, and
+    the Bernoulli tail, each differentiated in ``x``."""
+    total = jnp.zeros_like(x * q)
+    for k in range(n_direct):
+        base = q + k
+        total = total - jnp.log(base) * base ** -x
+    a = q + n_direct
+    log_a = jnp.log(a)
+    a_1mx = a ** (1 - x)
+    total = total - log_a * a_1mx / (x - 1) - a_1mx / ((x - 1) * (x - 1))
+    total = total - 0.5 * log_a * a ** -x
+    rising = x             # x (x+1) ... (x+2j-2)
+    rising_dx = jnp.ones_like(x)
+    power = a ** (-x - 1)  # a^(-x-2j+1)
+    for j, c in enumerate(_EM_COEFFICIENTS, start=1):
+        total = total + c * (rising_dx - rising * log_a) * power
+        for i in (2 * j - 1, 2 * j):
+            rising_dx = rising_dx * (x + i) + rising
+            rising = rising * (x + i)
+        power = power / (a * a)
+    return total
+
+
+def _zeta_jvp(primals, tangents):
+    x, q = primals
+    x_dot, q_dot = tangents
+    ans = _zeta(x, q)
+    x, q = _float("zeta", x, q)
+    # d/dq = -x zeta(x + 1, q); d/dx by Euler-Maclaurin (JAX differentiates a series too)
+    return ans, x_dot * _zeta_dx(x, q) - q_dot * x * lax.zeta(x + 1, q)
+
+
+_zeta.defjvp(_zeta_jvp)
 
 
 def polygamma(n, x):
