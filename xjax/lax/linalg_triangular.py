@@ -182,8 +182,14 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
         a_used = np.conj(a) if conjugate_a and not transpose_a else a
 
         def kernel(m, rhs):
-            return (scipy.solve_triangular(m, rhs, trans=trans, lower=lower,
-                                           unit_diagonal=unit_diagonal, check_finite=False),)
+            try:
+                return (scipy.solve_triangular(m, rhs, trans=trans, lower=lower,
+                                               unit_diagonal=unit_diagonal, check_finite=False),)
+            except np.linalg.LinAlgError:  # a zero on the diagonal: divide through, as trsm
+                # (m is already conjugated when conjugate_a comes without transpose_a)
+                effective = _effective_matrix(m, lower, transpose_a,
+                                              conjugate_a and transpose_a, unit_diagonal)
+                return (_substitution(effective, rhs, lower != transpose_a),)
         (out,) = _per_matrix_pairs(kernel, a_used, b)
         return out.astype(b.dtype, copy=False)
     m = _effective_matrix(a, lower, transpose_a, conjugate_a, unit_diagonal)

@@ -55,7 +55,8 @@ def _jnp():
 
 
 def _shape(x) -> tuple:
-    return tuple(aval_of(x).shape)
+    from xjax.numpy._promotion import is_jax_array
+    return tuple(aval_of(x).shape) if is_jax_array(x) else np.shape(x)
 
 
 def _inexact(name: str, *args):
