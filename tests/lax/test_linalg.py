@@ -382,7 +382,8 @@ def test_vmap_matches_a_loop(name, in_axis):
                for i in range(len(examples[0]))]
     got = xjax.tree_util.tree_leaves(xjax.vmap(fun, in_axes=in_axis)(*batched))
     want = [np.stack(leaves) for leaves in zip(*[
-        [np.asarray(x) for x in xjax.tree_util.tree_leaves(fun(*e))] for e in examples])]
+        [np.asarray(x) for x in xjax.tree_util.tree_leaves(fun(*e))] for e in examples],
+        strict=True)]
     for g, w in zip(got, want, strict=True):
         _close(g, w, 1e-4)
 

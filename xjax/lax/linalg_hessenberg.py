@@ -195,11 +195,11 @@ def tridiagonal_solve(dl, d, du, b):
 
     def forward(carry, row):
         c_prev, y_prev = carry
-        l, diag, u, rhs = row
-        denom = lax.sub(diag, lax.mul(l, c_prev))
+        sub, diag, u, rhs = row
+        denom = lax.sub(diag, lax.mul(sub, c_prev))
         c = lax.div(u, denom)
         expand = bcast(denom, shape(rhs), tuple(range(nb)))
-        y = lax.div(lax.sub(rhs, lax.mul(bcast(l, shape(rhs), tuple(range(nb))), y_prev)),
+        y = lax.div(lax.sub(rhs, lax.mul(bcast(sub, shape(rhs), tuple(range(nb))), y_prev)),
                     expand)
         return (c, y), (c, y)
 
