@@ -5,11 +5,12 @@
 ``permutation`` they make: ``a[..., permutation, :] == L @ U``.
 
 Eagerly: LAPACK getrf through SciPy when present, else a blocked NumPy version of the same
-algorithm. Under ``jit``: a recursive blocked LU written with lax (Toledo's recursion: factor
-the left half, solve for the top right block, update the Schur complement with one matmul,
-recurse), whose narrow panels are factored column by column in a ``fori_loop``. A 500x500
-float32 LU took ~1.5 ms with getrf; the compiled lax version (panels of 16) ~10-20 ms
-(loop overhead per column dominates), the NumPy fallback ~12 ms.
+algorithm. Under ``jit``: a right-looking blocked LU written with lax (``_lu_blocked``): one
+loop over column blocks of fixed width, each block's panel factored column by column, its
+row swaps applied to the rest, then one triangular solve and one matmul update the trailing
+matrix. A 500x500 float32 LU (one thread) took 1.4 ms with getrf, 22 ms compiled (0.7 s to
+compile; the per-column loop overhead dominates), ~30 ms with the NumPy fallback. A fully
+recursive version with static shapes ran as fast but took 36 s to compile.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Eagerly: LAPACK geqrf + orgqr through ``numpy.linalg.qr``, as JAX's CPU backend.
 ``jit``: Householder QR written with lax (one reflector per ``fori_loop`` step, applied to
 ``R`` and accumulated into ``Q``) with LAPACK's reflector convention (``larfg``: ``R``'s
 diagonal is ``-sign(Re a_jj) * ||a_j||``), so both paths agree to rounding, signs included.
-A 200x200 float32 QR: NumPy ~2 ms, the compiled loop ~10 ms (O(n) steps of O(n^2) work).
+Measured (200x200 float32, one thread): LAPACK 0.9 ms, the compiled loop 7.7 ms (O(n)
+steps of O(n^2) work each), compiled in 0.4 s.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ are rotated in disjoint pairs, in the round-robin order of ``linalg_eigh``, unti
 orthogonal; the column norms are the singular values, the accumulated rotations ``V``, and
 a Householder QR of the rotated columns gives ``U`` (exactly orthonormal, completed to a
 full basis where singular values vanish or ``full_matrices`` asks). Accurate, O(m n^2) per
-sweep: a 100x100 float32 SVD took ~3 ms with LAPACK, ~60 ms compiled. Singular vectors are
+sweep: a 100x100 float32 SVD took 0.9 ms with LAPACK, 7 ms compiled (0.8 s to compile). Singular vectors are
 unique up to a common sign (phase) per pair, which may differ between the two paths.
 """
 
@@ -19,9 +19,9 @@ from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.ad_helpers import late_rule
 from xjax.lax.linalg_common import (batch_leading, bcast, check_inexact, check_lapack_dtype,
                                     conj, dtype, eye_like, lower_via_lax, mH, matmul, mT,
-                                    real, real_dtype, shape, take_last, take_rows, where)
+                                    real, real_dtype, shape, take_rows, where)
 from xjax.lax.linalg_eigh import (_circle_shift, _const, _inverse_permutation, _rotations,
-                                  rotate_columns)
+                                  next_pairing, rotate_columns)
 
 _MAX_SWEEPS = 60
 
@@ -106,8 +106,8 @@ def jacobi_columns(w, compute_v: bool):
     # without V, a one-row stand-in keeps one code path at negligible cost
     v = eye_like(lax.full((count, size, size), 0, dt)) if compute_v else \
         lax.full((count, 1, size), 0, dt)
-    shift = bcast(_const(_circle_shift(size)), (count, size), (1,))
     positions = lax.broadcasted_iota(np.int32, (count, size), 1)
+    shift = bcast(_const(_circle_shift(size)), (count, size), (1,))
     eps = float(np.finfo(rdt).eps)
     h = size // 2
 
@@ -125,9 +125,12 @@ def jacobi_columns(w, compute_v: bool):
         w, v, perm = state
         alpha, beta, gamma = column_pairs(w)
         c, s, phase = _rotations(alpha, beta, gamma)
+        # columns move to the next round's pairing by a gather of rows of the transpose:
+        # measured faster here than next_pairing's slices along the minor axis (7 vs 12 ms
+        # for 100x100), unlike eigh's row-and-column moves
         w = mT(take_rows(mT(rotate_columns(w, c, s, phase)), shift))
         v = mT(take_rows(mT(rotate_columns(v, c, s, phase)), shift))
-        return w, v, take_last(perm, shift)
+        return w, v, next_pairing(perm, 1)
 
     def sweep(state):
         w, v, perm, done = state
