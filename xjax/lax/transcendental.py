@@ -10,15 +10,24 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.lax import complex_numpy as cn
+from xjax.lax.elementwise import add, div, integer_pow, mul, neg, square, sub
 from xjax.lax.naryop import (FLOATING, INEXACT, by_kind, lower_composite, lower_single,
-                             lower_single_in_float32, naryop, real_dtype, via_float32)
+                             lower_single_in_float32, naryop, parts, real_dtype, scalar_like,
+                             via_float32)
 from xjax.lax.rules import binary_wrapper, unary_wrapper
 
 
-def _unary(name, impl, lower_op, doc, accepted=INEXACT):
+def _unary(name, impl, lower_op, doc, jvp, accepted=INEXACT):
+    """A unary primitive and its wrapper; ``jvp(t, ans, x)`` is its tangent rule (JAX's
+    formulas, holomorphic for complex ``x``)."""
     primitive = naryop(name, accepted, impl=impl,
-                       lower=lower_single(lower_op) if isinstance(lower_op, str) else lower_op)
+                       lower=lower_single(lower_op) if isinstance(lower_op, str) else lower_op,
+                       jvp=parts(jvp))
     return primitive, unary_wrapper(primitive, doc)
+
+
+def _one(x):
+    return scalar_like(x, 1)
 
 
 # -- exponentials and logarithms --
@@ -32,7 +41,7 @@ Examples
 >>> from xjax import lax
 >>> lax.exp(0.0)
 Array(1., dtype=float32, weak_type=True)
-""")
+""", jvp=lambda t, ans, x: mul(t, ans))
 
 
 def _exp2_build(em, dtype, x):
@@ -53,17 +62,22 @@ def _exp2_impl(x):
 
 
 exp2_p, exp2 = _unary("exp2", _exp2_impl, lower_composite(_exp2_build),
-                      "Elementwise base-2 exponential :math:`2^x`.")
+                      "Elementwise base-2 exponential :math:`2^x`.",
+                      jvp=lambda t, ans, x: mul(t, mul(ans, scalar_like(x, np.log(2.0)))))
 log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log",
-                    "Elementwise natural logarithm.")
+                    "Elementwise natural logarithm.", jvp=lambda t, ans, x: div(t, x))
 log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p),
                         lower_single_in_float32("stablehlo.log_plus_one"),
-                        "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.")
+                        "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.",
+                        jvp=lambda t, ans, x: div(t, add(x, _one(x))))
 expm1_p, expm1 = _unary("expm1", by_kind(np.expm1, cn.expm1),
                         "stablehlo.exponential_minus_one",
-                        "Elementwise :math:`e^x - 1`, accurate for small ``x``.")
+                        "Elementwise :math:`e^x - 1`, accurate for small ``x``.",
+                        jvp=lambda t, ans, x: mul(t, add(ans, _one(ans))))
+# tanh' = (1 + tanh)(1 - tanh), logistic' = logistic (1 - logistic): from the result
 tanh_p, tanh = _unary("tanh", by_kind(np.tanh, cn.tanh), "stablehlo.tanh",
-                      "Elementwise hyperbolic tangent.")
+                      "Elementwise hyperbolic tangent.",
+                      jvp=lambda t, ans, x: mul(add(t, mul(t, ans)), sub(_one(x), ans)))
 
 
 def _logistic(x):
@@ -82,12 +96,15 @@ def _logistic_build(em, dtype, x):
 
 logistic_p, logistic = _unary("logistic", _logistic,
                               lower_composite(_logistic_build),
-                              "Elementwise logistic sigmoid :math:`1 / (1 + e^{-x})`.")
+                              "Elementwise logistic sigmoid :math:`1 / (1 + e^{-x})`.",
+                              jvp=lambda t, ans, x: mul(t, mul(ans, sub(_one(ans), ans))))
 
 # -- roots --
 
+# sqrt' = 0.5 / sqrt(x): inf at 0, as in JAX
 sqrt_p, sqrt = _unary("sqrt", by_kind(np.sqrt, cn.sqrt), "stablehlo.sqrt",
-                      "Elementwise square root.")
+                      "Elementwise square root.",
+                      jvp=lambda t, ans, x: mul(t, div(scalar_like(x, 0.5), ans)))
 
 
 def _rsqrt(x):
@@ -96,9 +113,12 @@ def _rsqrt(x):
 
 rsqrt_p, rsqrt = _unary("rsqrt", by_kind(via_float32(_rsqrt), cn.rsqrt),
                         lower_single_in_float32("stablehlo.rsqrt"),
-                        "Elementwise reciprocal square root :math:`1 / \\sqrt{x}`.")
+                        "Elementwise reciprocal square root :math:`1 / \\sqrt{x}`.",
+                        jvp=lambda t, ans, x: mul(t, mul(scalar_like(x, -0.5), div(ans, x))))
 cbrt_p, cbrt = _unary("cbrt", np.cbrt, lower_single_in_float32("stablehlo.cbrt"),
                       "Elementwise cube root.",
+                      jvp=lambda t, ans, x: mul(t, mul(scalar_like(x, 1 / 3),
+                                                       integer_pow(ans, -2))),
                       accepted=FLOATING)
 
 # -- trigonometry --
@@ -135,32 +155,57 @@ def _sin_cos_build(is_sin):
     return lower_composite(build)
 
 
-sin_p, sin = _unary("sin", by_kind(np.sin, cn.sin), _sin_cos_build(True), "Elementwise sine.")
+def _one_minus_square(x):
+    return sub(_one(x), square(x))
+
+
+sin_p, sin = _unary("sin", by_kind(np.sin, cn.sin), _sin_cos_build(True), "Elementwise sine.",
+                    jvp=lambda t, ans, x: mul(t, cos(x)))
 cos_p, cos = _unary("cos", by_kind(np.cos, cn.cos), _sin_cos_build(False),
-                    "Elementwise cosine.")
-tan_p, tan = _unary("tan", by_kind(np.tan, cn.tan), "stablehlo.tan", "Elementwise tangent.")
+                    "Elementwise cosine.", jvp=lambda t, ans, x: neg(mul(t, sin(x))))
+tan_p, tan = _unary("tan", by_kind(np.tan, cn.tan), "stablehlo.tan", "Elementwise tangent.",
+                    jvp=lambda t, ans, x: mul(t, add(_one(x), square(ans))))
 asin_p, asin = _unary("asin", by_kind(np.arcsin, cn.asin), "chlo.asin",
-                      "Elementwise arc sine.")
+                      "Elementwise arc sine.",
+                      jvp=lambda t, ans, x: mul(t, rsqrt(_one_minus_square(x))))
 acos_p, acos = _unary("acos", by_kind(np.arccos, cn.acos), "chlo.acos",
-                      "Elementwise arc cosine.")
-atan_p, atan = _unary("atan", np.arctan, "chlo.atan", "Elementwise arc tangent.")
+                      "Elementwise arc cosine.",
+                      jvp=lambda t, ans, x: mul(t, neg(rsqrt(_one_minus_square(x)))))
+atan_p, atan = _unary("atan", np.arctan, "chlo.atan",
+                      "Elementwise arc tangent.",
+                      jvp=lambda t, ans, x: div(t, add(_one(x), square(x))))
 sinh_p, sinh = _unary("sinh", by_kind(np.sinh, cn.sinh), "chlo.sinh",
-                      "Elementwise hyperbolic sine.")
+                      "Elementwise hyperbolic sine.", jvp=lambda t, ans, x: mul(t, cosh(x)))
 cosh_p, cosh = _unary("cosh", by_kind(np.cosh, cn.cosh), "chlo.cosh",
-                      "Elementwise hyperbolic cosine.")
+                      "Elementwise hyperbolic cosine.", jvp=lambda t, ans, x: mul(t, sinh(x)))
 asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), "chlo.asinh",
-                        "Elementwise inverse hyperbolic sine.")
+                        "Elementwise inverse hyperbolic sine.",
+                        jvp=lambda t, ans, x: mul(t, rsqrt(add(square(x), _one(x)))))
 acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), "chlo.acosh",
-                        "Elementwise inverse hyperbolic cosine.")
+                        "Elementwise inverse hyperbolic cosine.",
+                        jvp=lambda t, ans, x: mul(t, rsqrt(sub(square(x), _one(x)))))
 atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh), "chlo.atanh",
-                        "Elementwise inverse hyperbolic tangent.")
+                        "Elementwise inverse hyperbolic tangent.",
+                        jvp=lambda t, ans, x: mul(integer_pow(add(_one(x), x), -1),
+                                                  div(t, sub(_one(x), x))))
 
 
 def _atan2_impl(y, x):
     return cn.atan2(y, x) if y.dtype.kind == "c" else np.arctan2(y, x)
 
 
-atan2_p = naryop("atan2", INEXACT, impl=_atan2_impl, lower=lower_single("stablehlo.atan2"))
+def _atan2_jvp(numerator_part):
+    """d/dx atan2(x, y) = y / (x^2 + y^2); d/dy = -x / (x^2 + y^2)."""
+
+    def rule(t, ans, x, y):
+        scale = div(y if numerator_part else neg(x), add(square(x), square(y)))
+        return mul(t, scale)
+
+    return rule
+
+
+atan2_p = naryop("atan2", INEXACT, impl=_atan2_impl, lower=lower_single("stablehlo.atan2"),
+                 jvp=parts(_atan2_jvp(True), _atan2_jvp(False)))
 atan2 = binary_wrapper(atan2_p, """Elementwise arc tangent of ``x / y`` with the quadrant of
 ``(y, x)`` (``atan2(x, y)`` in lax's argument order: numerator first).""")
 
