@@ -101,6 +101,8 @@ def iota_2x32_shape(shape):
     if size > 2 ** 32:
         raise NotImplementedError("random values for arrays of more than 2**32 elements")
     hi = lax.full(shape, 0, _U32)
+    if len(shape) == 1:
+        return hi, lax.iota(_U32, size)
     lo = lax.reshape(lax.iota(_U32, size), tuple(shape)) if shape else lax.full((), 0, _U32)
     return hi, lo
 
