@@ -208,7 +208,8 @@ def _lu_parity_sign(pivots, dtype):
 
 
 def det(a):
-    """Determinant (through the LU decomposition).
+    """Determinant: the explicit products for 2x2 and 3x3 matrices, else
+    ``sign * exp(logabsdet)`` of :func:`slogdet` (through LU), as JAX computes it.
 
     Examples
     --------
@@ -218,12 +219,20 @@ def det(a):
     """
     jnp = _jnp()
     (a,) = _inexact("jnp.linalg.det", a)
-    _check_square("_det()", a, "Argument to _det() must have shape [..., n, n], got "
-                  f"{_shape(a)}")
-    if _shape(a)[-1] == 0:
-        return jnp.ones(_shape(a)[:-2], aval_of(a).dtype)
-    lu, pivots, _ = lax.linalg.lu(a)
-    return _lu_parity_sign(pivots, aval_of(a).dtype) * jnp.prod(_diag(lu), axis=-1)
+    shape = _shape(a)
+    _check_square("_det()", a, f"Argument to _det() must have shape [..., n, n], got {shape}")
+    n = shape[-1]
+    if n == 2:
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if n == 3:  # the rule of Sarrus
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2] +
+                a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0] +
+                a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1] -
+                a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0] -
+                a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1] -
+                a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+    sign, logdet = slogdet(a)
+    return sign * jnp.exp(logdet).astype(aval_of(sign).dtype)
 
 
 def slogdet(a, *, method=None):
@@ -281,8 +290,8 @@ def solve(a, b):
     Examples
     --------
     >>> import xjax.numpy as jnp
-    >>> jnp.linalg.solve(jnp.array([[1., 2.], [3., 4.]]), jnp.array([5., 6.]))
-    Array([-4. ,  4.5], dtype=float32)
+    >>> jnp.linalg.solve(jnp.array([[2., 1.], [0., 4.]]), jnp.array([3., 4.]))
+    Array([1., 1.], dtype=float32)
     """
     jnp = _jnp()
     a, b = _inexact("jnp.linalg.solve", a, b)
