@@ -316,3 +316,25 @@ def bcast(x, shape_, dims):
 def lead(shape_, k: int) -> tuple:
     """The first ``len(shape_) - k`` axis numbers (the batch axes of a rank-``k`` core)."""
     return tuple(range(len(shape_) - k))
+
+
+def loop_index(i):
+    """A fori_loop index as int32 (it is int64 with x64 enabled), to mix with int32 shapes."""
+    from xjax.lax.convert import convert_element_type
+    return i if dtype(i) == np.int32 else convert_element_type(i, np.int32)
+
+
+def slice_at(x, start, size: int, axis: int):
+    """``lax.dynamic_slice_in_dim`` with every start of ``start``'s dtype (int32 here, where
+    the lax wrapper would add default-int zeros: int64 under x64)."""
+    from xjax import lax
+    starts = [start if d == axis else lax.full((), 0, dtype(start)) for d in range(ndim(x))]
+    sizes = [size if d == axis else n for d, n in enumerate(shape(x))]
+    return lax.dynamic_slice(x, starts, sizes)
+
+
+def update_at(x, update, start, axis: int):
+    """``lax.dynamic_update_slice_in_dim`` with int32 starts (see :func:`slice_at`)."""
+    from xjax import lax
+    starts = [start if d == axis else lax.full((), 0, dtype(start)) for d in range(ndim(x))]
+    return lax.dynamic_update_slice(x, update, starts)

@@ -1,13 +1,13 @@
 """Hermitian eigendecomposition: ``eigh``.
 
 Eagerly: LAPACK syevd/heevd through ``numpy.linalg.eigh``, as JAX's CPU backend. Under
-``jit``: the cyclic Jacobi method written with lax. Each round rotates ``n/2`` disjoint index
-pairs at once (the round-robin "circle" ordering, so a round is a few whole-matrix
+``jit``: the cyclic Jacobi method written with lax. Each round rotates ``n/2`` disjoint
+index pairs at once (the round-robin "circle" ordering, so a round is a few whole-matrix
 operations), ``n - 1`` rounds make a sweep, and sweeps repeat until the off-diagonal part is
-below ``eps * ||A||_F`` (quadratic convergence: 5-10 sweeps). Jacobi is accurate (small
-eigenvalues to high relative accuracy) but O(n^3) per sweep: a 100x100 float32 eigh took
-0.6 ms with LAPACK, 12 ms compiled (about 7 sweeps; 0.5 s to compile). Eigenvectors are unique up to sign (phase), which may
-differ between the two paths.
+below ``n * eps * ||A||_F`` (quadratic convergence: 5-10 sweeps). Jacobi is accurate (small
+eigenvalues to high relative accuracy) but O(n^3) per sweep: a 100x100 float32 eigh took 0.6
+ms with LAPACK, 12 ms compiled (about 7 sweeps; 0.5 s to compile). Eigenvectors are unique
+up to sign (phase), which may differ between the two paths.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax.lax.linalg_common import (bcast, conj, dtype, eye_like, full, matmul, mH, real,
-                                    shape, tril, where)
+from xjax.lax.linalg_common import (bcast, conj, dtype, eye_like, full, loop_index, matmul, mH,
+                                    real, shape, tril, where)
 
 
 def _reduce_to_hessenberg(a):
@@ -28,6 +28,7 @@ def _reduce_to_hessenberg(a):
     zeros3 = full((count, n, n), 0, dt)
 
     def step(j, state):
+        j = loop_index(j)
         h, vs, taus, q = state
         is_col = lax.eq(cols3, bcast(j, (count, n, n), ()))
         column = lax.reduce_sum(where(is_col, h, zeros3), (2,))

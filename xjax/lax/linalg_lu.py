@@ -22,9 +22,9 @@ from xjax.core.avals import ShapedArray
 from xjax.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive
 from xjax.lax.ad_helpers import late_rule
 from xjax.lax.linalg_common import (batch_leading, bcast, check_inexact, check_lapack_dtype,
-                                    constant, dtype, eye_like, full, lower_via_lax, matmul,
-                                    scipy_linalg, shape, take_last, take_rows, tril, triu,
-                                    where)
+                                    constant, dtype, eye_like, full, loop_index, lower_via_lax,
+                                    matmul, scipy_linalg, shape, slice_at, take_last, take_rows,
+                                    tril, triu, update_at, where)
 from xjax.lax.linalg_triangular import triangular_solve
 
 # Width of the column blocks of the compiled LU (each factored one column at a time).
@@ -71,7 +71,8 @@ def _pivots_to_permutation_algorithm(pivots, *, permutation_size):
     positions = lax.broadcasted_iota(np.int32, perm_shape, len(perm_shape) - 1)
 
     def swap(i, perm):
-        j = lax.squeeze(lax.dynamic_slice_in_dim(pivots, i, 1, len(lead_shape)),
+        i = loop_index(i)
+        j = lax.squeeze(slice_at(pivots, i, 1, len(lead_shape)),
                         (len(lead_shape),))
         ok = lax.bitwise_and(lax.ge(j, full(shape(j), 0, np.int32)),
                              lax.lt(j, full(shape(j), permutation_size, np.int32)))
@@ -217,16 +218,17 @@ def _lu_blocked(a):
     col_ids = lax.broadcasted_iota(np.int32, (count, rows_p, cols_p), 2)
 
     def block(b, state):
+        b = loop_index(b)
         x, pivots, perm = state
         j0 = lax.mul(b, constant(nb, np.int32))
-        panel = lax.dynamic_slice_in_dim(x, j0, nb, 2)
+        panel = slice_at(x, j0, nb, 2)
         panel, pivots, block_perm = _factor_panel(panel, j0, k, pivots)
-        x = lax.dynamic_update_slice_in_dim(take_rows(x, block_perm), panel, j0, 2)
+        x = update_at(take_rows(x, block_perm), panel, j0, 2)
         perm = take_last(perm, block_perm)
         end = bcast(lax.add(j0, constant(nb, np.int32)), shape(x), ())
         # U12 = L11^-1 A12 for the block's rows (those below k are padding)
-        l11 = lax.dynamic_slice_in_dim(panel, j0, nb, 1)
-        a12 = lax.dynamic_slice_in_dim(x, j0, nb, 1)
+        l11 = slice_at(panel, j0, nb, 1)
+        a12 = slice_at(x, j0, nb, 1)
         u12 = triangular_solve(l11, a12, left_side=True, lower=True, unit_diagonal=True)
         u_rows = lax.add(lax.broadcasted_iota(np.int32, shape(u12), 1),
                          bcast(j0, shape(u12), ()))
@@ -235,7 +237,7 @@ def _lu_blocked(a):
         keep = lax.bitwise_and(lax.lt(u_rows, full(shape(u12), k, np.int32)),
                                lax.ge(u_cols, u_end))
         u12 = where(keep, u12, full(shape(u12), 0, dt))
-        x = lax.dynamic_update_slice_in_dim(x, where(keep, u12, a12), j0, 1)
+        x = update_at(x, where(keep, u12, a12), j0, 1)
         # trailing update of rows and columns past the block
         l21 = where(lax.ge(lax.broadcasted_iota(np.int32, shape(panel), 1),
                            bcast(lax.add(j0, constant(nb, np.int32)), shape(panel), ())),
@@ -283,6 +285,7 @@ def _factor_panel(panel, j0, k, pivots):
         return lax.reduce_sum(where(mask, values, zeros3), (axis,))
 
     def step(c, state):
+        c = loop_index(c)
         p, pivots, block_perm = state
         j = lax.add(j0, c)
         active = bcast(lax.lt(j, constant(k, np.int32)), (count,), ())
@@ -336,8 +339,8 @@ def _lu_jvp(primals, tangents):
     # from its upper part (U's); non-square factors are padded to square with identity
     # blocks (de Hoog, Anderssen and Lukas), as JAX's rule.
     from xjax import lax
-    from xjax.lax.ad_rules import Zero, instantiate, tangent_aval
     from xjax.core.ad_util import get_aval
+    from xjax.lax.ad_rules import Zero, instantiate, tangent_aval
     (a,), (a_dot,) = primals, tangents
     lu, pivots, perm = lu_p.bind(a)
     zero_int = [Zero(tangent_aval(get_aval(pivots))), Zero(tangent_aval(get_aval(perm)))]

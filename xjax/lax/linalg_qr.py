@@ -16,9 +16,9 @@ from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.ad_helpers import late_rule
-from xjax.lax.linalg_common import (batch_leading, bcast, check_inexact, check_lapack_dtype,
-                                    conj, dtype, eye_like, full, lower_via_lax,
-                                    mH, matmul, real, real_dtype, shape, tril, where)
+from xjax.lax.linalg_common import (batch_leading, bcast, check_inexact, check_lapack_dtype, conj,
+                                    dtype, eye_like, full, loop_index, lower_via_lax, matmul, mH,
+                                    real, real_dtype, shape, tril, where)
 from xjax.lax.linalg_triangular import triangular_solve
 
 # -- qr --
@@ -106,6 +106,7 @@ def _qr_algorithm(x, *, pivoting, full_matrices, use_magma):
     col_ids_r = lax.broadcasted_iota(np.int32, (count, m, n), 2)
 
     def step(j, state):
+        j = loop_index(j)
         q, r = state
         is_col = lax.eq(col_ids_r, bcast(j, (count, m, n), ()))
         column = lax.reduce_sum(where(is_col, r, full((count, m, n), 0, dt)), (2,))

@@ -3,11 +3,12 @@
 Eagerly: LAPACK gesdd through ``numpy.linalg.svd``, as JAX's CPU backend. Under ``jit``:
 one-sided Jacobi (Hestenes) written with lax: the columns of ``A`` (of ``A^H`` when wide)
 are rotated in disjoint pairs, in the round-robin order of ``linalg_eigh``, until they are
-orthogonal; the column norms are the singular values, the accumulated rotations ``V``, and
-a Householder QR of the rotated columns gives ``U`` (exactly orthonormal, completed to a
-full basis where singular values vanish or ``full_matrices`` asks). Accurate, O(m n^2) per
-sweep: a 100x100 float32 SVD took 0.9 ms with LAPACK, 7 ms compiled (0.8 s to compile). Singular vectors are
-unique up to a common sign (phase) per pair, which may differ between the two paths.
+orthogonal; the column norms are the singular values, the accumulated rotations ``V``, and a
+Householder QR of the rotated columns gives ``U`` (exactly orthonormal, completed to a full
+basis where singular values vanish or ``full_matrices`` asks). Accurate, O(m n^2) per sweep:
+a 100x100 float32 SVD took 0.9 ms with LAPACK, 7 ms compiled (0.8 s to compile). Singular
+vectors are unique up to a common sign (phase) per pair, which may differ between the two
+paths.
 """
 
 from __future__ import annotations
