@@ -459,3 +459,22 @@ def test_unimplemented_names_say_so():
         L.schur(np.eye(2, dtype=np.float32))
     with pytest.raises(NotImplementedError, match="qdwh"):
         L.qdwh(np.eye(2, dtype=np.float32))
+
+# -- 64-bit --
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_compiled_algorithms_in_x64(dtype):
+    with xjax.config.override(jax_enable_x64=True):
+        a = _rand((6, 6), dtype)
+        lu, pivots, perm = xjax.jit(L.lu)(a)
+        assert lu.dtype == dtype
+        _check_lu(a, lu, pivots, perm)
+        q, r = xjax.jit(L.qr)(a)
+        np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-12)
+        h = (a + _h(a)) / 2
+        v, w = xjax.jit(L.eigh)(h)
+        np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(h), atol=1e-12)
+        s = xjax.jit(lambda a: L.svd(a, compute_uv=False))(a)
+        np.testing.assert_allclose(np.asarray(s), np.linalg.svd(a, compute_uv=False),
+                                   atol=1e-12)
