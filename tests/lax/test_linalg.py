@@ -172,9 +172,23 @@ def test_qr_matches_lapack_signs_included(shape, dtype, mode, full_matrices):
     _close(r, want_r, 1e-4)
 
 
-def test_qr_with_pivoting_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="pivoting"):
-        L.qr(np.eye(3, dtype=np.float32), pivoting=True)
+@pytest.mark.parametrize("scipy_kernels", [True, False], ids=["scipy", "numpy"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 4), (4, 6), (2, 4, 4)])
+def test_qr_with_pivoting_chooses_geqp3_pivots(shape, dtype, mode, scipy_kernels):
+    a = _rand(shape, dtype)
+    with use_scipy(scipy_kernels):
+        q, r, p = _run(lambda a: L.qr(a, pivoting=True, full_matrices=False), mode)(a)
+    q, r, p = map(np.asarray, (q, r, p))
+    assert p.dtype == np.int32
+    _close(q @ r, np.take_along_axis(a, p[..., None, :].repeat(shape[-2], -2), -1), 1e-4)
+    diagonal = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
+    assert np.all(diagonal[..., :-1] >= diagonal[..., 1:] - 1e-5)  # pivoting sorts |R_jj|
+    lapack = pytest.importorskip("scipy.linalg")
+    for i, m in enumerate(a.reshape((-1,) + shape[-2:])):
+        np.testing.assert_array_equal(p.reshape(-1, shape[-1])[i],
+                                      lapack.qr(m, pivoting=True, mode="economic")[2])
 
 # -- eigh --
 
@@ -292,6 +306,10 @@ DERIVATIVE_CASES = {
     "lu": (lambda m: (lambda a: m.lu(a)[0]), lambda: _rand((5, 3), np.complex64)),
     "qr": (lambda m: (lambda a: m.qr(a, full_matrices=False)), lambda: _rand((5, 3),
                                                                              np.complex64)),
+    "qr-wide": (lambda m: (lambda a: m.qr(a, full_matrices=False)), lambda: _rand((3, 5))),
+    "qr-full": (lambda m: (lambda a: m.qr(a, full_matrices=True)), lambda: _rand((5, 3))),
+    "qr-pivoting": (lambda m: (lambda a: m.qr(a, pivoting=True, full_matrices=False)[:2]),
+                    lambda: _rand((5, 4), np.complex64)),
     "eigh-values": (lambda m: (lambda a: m.eigh(a)[1]), lambda: _rand((4, 4), np.complex64)),
     "svd-values": (lambda m: (lambda a: m.svd(a, compute_uv=False)),
                    lambda: _rand((5, 3), np.complex64)),

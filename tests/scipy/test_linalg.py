@@ -206,5 +206,15 @@ def test_not_implemented():
             fun(m, m) if name in ("rsf2csf",) else fun(m, jnp.exp) if name == "funm" else fun(m)
     with pytest.raises(NotImplementedError):
         jsl.eigh(m, m)
-    with pytest.raises(NotImplementedError):
-        jsl.qr(m, pivoting=True)
+
+
+def test_pivoted_qr():
+    a = _rand((5, 4))
+    for mode in ("full", "economic"):
+        for got, want in zip(jsl.qr(a, mode=mode, pivoting=True),
+                             sl.qr(a, mode=mode, pivoting=True), strict=True):
+            _close(got, want)
+    c = _rand((2, 5))
+    for got, want in zip(jsl.qr_multiply(a, c, pivoting=True),
+                         sl.qr_multiply(a, c, pivoting=True), strict=True):
+        _close(got, want)

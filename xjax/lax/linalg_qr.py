@@ -18,7 +18,8 @@ from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.ad_helpers import late_rule
 from xjax.lax.linalg_common import (batch_leading, bcast, check_inexact, check_lapack_dtype, conj,
                                     dtype, eye_like, full, loop_index, lower_via_lax, matmul, mH,
-                                    real, real_dtype, shape, tril, where)
+                                    per_matrix, real, real_dtype, scipy_linalg, shape, tril,
+                                    where)
 from xjax.lax.linalg_triangular import triangular_solve
 
 # -- qr --
@@ -28,25 +29,65 @@ def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
     check_inexact("qr", x.dtype)
     if x.ndim < 2:
         raise TypeError(f"Input 0 to qr must have rank at least 2, but got shape={x.shape}")
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True (column-pivoted QR) is not "
-                                  "implemented in xjax")
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray(tuple(batch) + (m, k), x.dtype),
+    outs = [ShapedArray(tuple(batch) + (m, k), x.dtype),
             ShapedArray(tuple(batch) + (k, n), x.dtype)]
+    if pivoting:
+        outs.append(ShapedArray(tuple(batch) + (n,), np.dtype(np.int32)))
+    return outs
 
 
 def _qr_impl(x, *, pivoting, full_matrices, use_magma):
     check_lapack_dtype(x.dtype)
     x = np.asarray(x)
     m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
     if x.size == 0:
-        k = m if full_matrices else min(m, n)
         q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), x.shape[:-2] + (m, k)).copy()
-        return [q, np.zeros(x.shape[:-2] + (k, n), x.dtype)]
+        outs = [q, np.zeros(x.shape[:-2] + (k, n), x.dtype)]
+        if pivoting:
+            outs.append(np.broadcast_to(np.arange(n, dtype=np.int32), x.shape[:-2] + (n,)))
+        return outs
+    if pivoting:
+        kernel = _pivoted_qr_kernel(full_matrices)
+        q, r, perm = per_matrix(kernel, [x], [2], 3)
+        return [q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False),
+                perm.astype(np.int32)]
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return [q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)]
+
+
+def _pivoted_qr_kernel(full_matrices):
+    """Column-pivoted QR of one matrix: LAPACK geqp3 through SciPy when present, else
+    Householder QR choosing, at each step, the remaining column of largest norm."""
+    def kernel(a):
+        scipy = scipy_linalg()
+        mode = "full" if full_matrices else "economic"
+        if scipy is not None:
+            return scipy.qr(a, mode=mode, pivoting=True, check_finite=False)
+        return _pivoted_qr_numpy(a, full_matrices)
+    return kernel
+
+
+def _pivoted_qr_numpy(a, full_matrices):
+    """Pick the pivots as geqp3 (the remaining column of largest norm after removing the
+    chosen ones: modified Gram-Schmidt on a copy), then factor the permuted matrix."""
+    a = np.asarray(a)
+    m, n = a.shape
+    residual = a.astype(np.result_type(a, np.float64), copy=True)
+    perm = np.arange(n)
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.linalg.norm(residual[:, j:], axis=0)))
+        residual[:, [j, p]] = residual[:, [p, j]]
+        perm[[j, p]] = perm[[p, j]]
+        norm = np.linalg.norm(residual[:, j])
+        if norm == 0:
+            continue
+        unit = residual[:, j] / norm
+        residual[:, j + 1:] -= np.outer(unit, np.conj(unit) @ residual[:, j + 1:])
+    q, r = np.linalg.qr(a[:, perm], mode="complete" if full_matrices else "reduced")
+    return q, r, perm
 
 
 def _householder(x, j, row_ids):
@@ -107,7 +148,9 @@ def _qr_algorithm(x, *, pivoting, full_matrices, use_magma):
 
     def step(j, state):
         j = loop_index(j)
-        q, r = state
+        q, r, perm = state
+        if pivoting:
+            r, perm = _pivot(r, perm, j, row_ids_r, col_ids_r)
         is_col = lax.eq(col_ids_r, bcast(j, (count, m, n), ()))
         column = lax.reduce_sum(where(is_col, r, full((count, m, n), 0, dt)), (2,))
         v, tau, beta = _householder(column, j, row_ids)
@@ -125,39 +168,140 @@ def _qr_algorithm(x, *, pivoting, full_matrices, use_magma):
         q_new = lax.sub(q, lax.mul(bcast(tau, (count, m, m), (0,)),
                                    lax.mul(bcast(qv, (count, m, m), (0, 1)),
                                            bcast(conj(v), (count, m, m), (0, 2)))))
-        return q_new, r_new
+        return q_new, r_new, perm
 
-    q, r = fori_loop(0, k, step, (q, r))
+    perm = lax.broadcasted_iota(np.int32, (count, n), 1)
+    q, r, perm = fori_loop(0, k, step, (q, r, perm))
     kq = m if full_matrices else k
     q = lax.slice(q, (0, 0, 0), (count, m, kq))
     r = lax.slice(r, (0, 0, 0), (count, kq, n))
-    return [lax.reshape(q, batch + (m, kq)), lax.reshape(r, batch + (kq, n))]
+    outs = [lax.reshape(q, batch + (m, kq)), lax.reshape(r, batch + (kq, n))]
+    if pivoting:
+        outs.append(lax.reshape(perm, batch + (n,)))
+    return outs
 
 
-def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
-    # Q' = Q (dO - C) + dA R^-1 and R' = (C - dO) R, with C = Q^H dA R^-1 and dO the
-    # skew-Hermitian part built from C's strictly lower triangle (plus the imaginary part of
-    # C's diagonal for complex inputs); Townsend's derivation, as JAX's rule.
+def _pivot(r, perm, j, rows, cols):
+    """Swap column ``j`` of ``r`` (and entry ``j`` of ``perm``) with the column ``>= j`` whose
+    part below row ``j - 1`` has the largest norm (geqp3's choice, first on ties)."""
     from xjax import lax
-    from xjax.lax.ad_rules import Zero, instantiate
-    (x,), (x_dot,) = primals, tangents
-    m, n = shape(x)[-2:]
-    if m < n or (full_matrices and m != n):
-        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
-    q, r = qr_p.bind(x, pivoting=False, full_matrices=False, use_magma=use_magma)
-    if type(x_dot) is Zero:
-        return [q, r], [Zero(_tangent(q)), Zero(_tangent(r))]
-    x_dot = instantiate(x_dot)
+    count, m, n = shape(r)
+    j3 = bcast(j, (count, m, n), ())
+    active = lax.bitwise_and(lax.ge(rows, j3), lax.ge(cols, j3))
+    squares = where(active, real(lax.mul(r, conj(r))), lax.full_like(real(r), 0))
+    norms = lax.reduce_sum(squares, (1,))
+    col_ids = lax.broadcasted_iota(np.int32, (count, n), 1)
+    candidates = where(lax.ge(col_ids, bcast(j, (count, n), ())), norms,
+                       lax.full_like(norms, -1))
+    piv = lax.argmax(candidates, 1, np.int32)
+    is_j, is_p = lax.eq(cols, j3), lax.eq(cols, bcast(piv, (count, m, n), (0,)))
+    zeros = lax.full_like(r, 0)
+    col_j = bcast(lax.reduce_sum(where(is_j, r, zeros), (2,)), (count, m, n), (0, 1))
+    col_p = bcast(lax.reduce_sum(where(is_p, r, zeros), (2,)), (count, m, n), (0, 1))
+    r = where(is_j, col_p, where(is_p, col_j, r))
+    is_j1 = lax.eq(col_ids, bcast(j, (count, n), ()))
+    is_p1 = lax.eq(col_ids, bcast(piv, (count, n), (0,)))
+    zero_ints = lax.full_like(perm, 0)
+    perm_j = bcast(lax.reduce_sum(where(is_j1, perm, zero_ints), (1,)), (count, n), (0,))
+    perm_p = bcast(lax.reduce_sum(where(is_p1, perm, zero_ints), (1,)), (count, n), (0,))
+    return r, where(is_j1, perm_p, where(is_p1, perm_j, perm))
+
+
+def _thin_qr_jvp(q, r, x_dot):
+    """Tangents of the thin QR (m >= n): Q' = Q (dO - C) + dA R^-1 and R' = (C - dO) R, with
+    C = Q^H dA R^-1 and dO the skew-Hermitian part of C's strictly lower triangle (plus the
+    imaginary part of C's diagonal for complex inputs); Townsend's derivation."""
+    from xjax import lax
     dx_rinv = triangular_solve(r, x_dot)  # right side: dA R^-1
     c = matmul(mH(q), dx_rinv)
     c_lower = tril(c, -1)
     d_omega = lax.sub(c_lower, mH(c_lower))
-    if dtypes.is_complex(dtype(x)):
-        imag_diag = lax.mul(eye_like(c), lax.sub(c, _to(real(c), dtype(c))))
-        d_omega = lax.add(d_omega, imag_diag)
-    q_dot = lax.add(matmul(q, lax.sub(d_omega, c)), dx_rinv)
-    r_dot = matmul(lax.sub(c, d_omega), r)
-    return [q, r], [q_dot, r_dot]
+    if dtypes.is_complex(dtype(q)):
+        d_omega = lax.add(d_omega, lax.mul(eye_like(c), lax.sub(c, _to(real(c), dtype(c)))))
+    return lax.add(matmul(q, lax.sub(d_omega, c)), dx_rinv), matmul(lax.sub(c, d_omega), r)
+
+
+def _cols(x, start, stop):
+    from xjax import lax
+    return lax.slice_in_dim(x, start, stop, 1, len(shape(x)) - 1)
+
+
+def _rows(x, start, stop):
+    from xjax import lax
+    return lax.slice_in_dim(x, start, stop, 1, len(shape(x)) - 2)
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    # As JAX's rule: the thin QR's tangents; for wide matrices those of the leading square
+    # block, with R2 = Q^H X2 differentiated by the product rule; for the full Q of a tall
+    # matrix, the tangent of the Householder completion; pivots (piecewise constant) permute
+    # the input's tangent and have none of their own.
+    from xjax import lax
+    from xjax.lax.ad_rules import Zero, instantiate
+    (x,), (x_dot,) = primals, tangents
+    outs = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    q, r = outs[0], outs[1]
+    if type(x_dot) is Zero:
+        return outs, [Zero(_tangent(o)) for o in outs]
+    x_dot = instantiate(x_dot)
+    m, n = shape(x)[-2:]
+    if pivoting:
+        perm = outs[2]
+        x_dot = _take_columns(x_dot, perm)
+        x = _take_columns(x, perm)
+    if m < n:  # (JAX 0.10.2 takes X2 unpermuted here, which is wrong with pivoting)
+        dq, dr1 = _thin_qr_jvp(q, _cols(r, 0, m), _cols(x_dot, 0, m))
+        dr2 = lax.add(matmul(mH(dq), _cols(x, m, n)), matmul(mH(q), _cols(x_dot, m, n)))
+        dr = lax.concatenate([dr1, dr2], len(shape(dr1)) - 1)
+    elif not full_matrices or m == n:
+        dq, dr = _thin_qr_jvp(q, r, x_dot)
+    else:
+        dq, dr = _full_qr_jvp(q, r, x_dot)
+    tangents_out = [dq, dr]
+    if pivoting:
+        tangents_out.append(Zero(_tangent(outs[2])))
+    return outs, tangents_out
+
+
+def _full_qr_jvp(q, r, x_dot):
+    """Tangents of the full QR of a tall (m > n) matrix: the thin part, then the last m - n
+    columns of Q, whose tangent follows from their Householder construction."""
+    from xjax import lax
+    from xjax.lax.linalg_lu import lu
+    m, n = shape(q)[-2], shape(r)[-1]
+    q_mn, q_mp = _cols(q, 0, n), _cols(q, n, m)
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, _rows(r, 0, n), x_dot)
+    q_nn, q_pn = _rows(q_mn, 0, n), _rows(q_mn, n, m)
+    dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, m)
+    shifted = lax.sub(q_nn, eye_like(q_nn))
+    lu_, _, perm = lu(shifted)
+    # Z^H solves (Q_nn - I)^H Z^H = Q_pn^H
+    from xjax.lax.linalg_common import take_rows
+    zh = triangular_solve(lu_, mH(q_pn), left_side=True, lower=False, transpose_a=True,
+                          conjugate_a=True)
+    zh = triangular_solve(lu_, zh, left_side=True, lower=True, transpose_a=True,
+                          conjugate_a=True, unit_diagonal=True)
+    zh = take_rows(zh, _inverse_permutation(perm))
+    z = mH(zh)
+    dq_mp = lax.sub(matmul(dq_mn, zh),
+                    matmul(lax.add(q_mn, matmul(q_mp, z)), mH(lax.sub(dq_pn, matmul(z, dq_nn)))))
+    dq = lax.concatenate([dq_mn, dq_mp], len(shape(dq_mn)) - 1)
+    zeros = lax.full(shape(dr_nn)[:-2] + (m - n, n), 0, dtype(dr_nn))
+    return dq, lax.concatenate([dr_nn, zeros], len(shape(dr_nn)) - 2)
+
+
+def _inverse_permutation(perm):
+    from xjax import lax
+    last = len(shape(perm)) - 1
+    _, inverse = lax.sort_key_val(perm, lax.broadcasted_iota(np.int32, shape(perm), last),
+                                  dimension=last)
+    return inverse
+
+
+def _take_columns(x, perm):
+    """``x[..., :, perm]`` (one permutation per batch)."""
+    from xjax.lax.linalg_common import mT, take_rows
+    return mT(take_rows(mT(x), perm))
 
 
 def _tangent(x):
@@ -180,7 +324,8 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     full_matrices : bool
         ``q`` (m, m) and ``r`` (m, n) if True; else (m, k) and (k, n), ``k = min(m, n)``.
     pivoting : bool
-        Column pivoting: not implemented (raises NotImplementedError).
+        Column pivoting (LAPACK geqp3's choice): also returns the int32 permutation ``p``
+        with ``x[..., p] = q @ r``.
 
     Examples
     --------
@@ -192,12 +337,9 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
            [ 0. ,  0.4]], dtype=float32)
     """
     from xjax.lax.rules import to_operand
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True (column-pivoted QR) is not "
-                                  "implemented in xjax")
-    q, r = qr_p.bind(to_operand(x), pivoting=False, full_matrices=bool(full_matrices),
-                     use_magma=use_magma)
-    return q, r
+    outs = qr_p.bind(to_operand(x), pivoting=bool(pivoting),
+                     full_matrices=bool(full_matrices), use_magma=use_magma)
+    return tuple(outs)
 
 
 # -- householder_product: a composition of lax operations (no primitive of its own) --

@@ -190,33 +190,32 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
 
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
-    """QR decomposition: ``(q, r)`` for modes 'full' and 'economic', ``(r,)`` for 'r'."""
-    if pivoting:
-        raise NotImplementedError("jax.scipy.linalg.qr(pivoting=True) (column-pivoted QR) is "
-                                  "not implemented in xjax")
+    """QR decomposition: ``(q, r)`` for modes 'full' and 'economic', ``(r,)`` for 'r'; with
+    ``pivoting``, also the column permutation ``p`` (``a[:, p] = q @ r``)."""
     if mode == "raw":
         raise NotImplementedError("jax.scipy.linalg.qr(mode='raw') is not implemented in xjax")
     if mode not in ("full", "economic", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     (a,) = _inexact("jax.scipy.linalg.qr", a)
-    q, r = lax.linalg.qr(a, full_matrices=(mode != "economic"))
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=(mode != "economic"))
+    if mode == "r":
+        return (r, *p)
+    return (q, r, *p)
 
 
 def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
                 overwrite_a: bool = False, overwrite_c: bool = False):
     """``(c @ q, r)`` (mode 'right') or ``(q @ c, r)`` ('left') with the economic QR of
-    ``a``; ``conjugate`` uses ``conj(q)``."""
+    ``a``; ``conjugate`` uses ``conj(q)``; ``pivoting`` appends the permutation."""
     jnp = _jnp()
-    if pivoting:
-        raise NotImplementedError("qr_multiply(pivoting=True) is not implemented in xjax")
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'left' or 'right', got {mode!r}")
     a, c = _inexact("jax.scipy.linalg.qr_multiply", a, c)
-    q, r = lax.linalg.qr(a, full_matrices=False)
+    q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=False)
     if conjugate:
         q = jnp.conj(q)
-    return (jnp.matmul(c, q), r) if mode == "right" else (jnp.matmul(q, c), r)
+    product = jnp.matmul(c, q) if mode == "right" else jnp.matmul(q, c)
+    return (product, r, *p)
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,

@@ -116,8 +116,15 @@ def _qr(full_matrices):
 RECORDS += [
     OpRecord("qr", _qr(False), [(2, 5, 3)], _F, tol=_TOL, name="tall-reduced"),
     OpRecord("qr", _qr(True), [(4, 4)], _F, tol=_TOL, name="square-full"),
-    OpRecord("qr", _qr(True), [(5, 3)], _F, tol=_TOL, name="tall-full", grad_order=0),
-    OpRecord("qr", _qr(False), [(3, 5)], _F, tol=_TOL, name="wide", grad_order=0),
+    OpRecord("qr", _qr(True), [(5, 3)], _F, tol=_TOL, name="tall-full", grad_order=1),
+    OpRecord("qr", _qr(False), [(3, 5)], _F, tol=_TOL, name="wide"),
+    # the permutation output has no tangent: check_grads sees only (q, r)
+    OpRecord("qr", lambda x: lax.linalg.qr(x, pivoting=True, full_matrices=False), [(2, 5, 4)],
+             _F, tol=_TOL, name="pivoting", grad_order=0),
+    OpRecord("qr", lambda x: lax.linalg.qr(x, pivoting=True, full_matrices=False)[:2],
+             [(5, 4)], _F, tol=_TOL, name="pivoting-grads"),
+    OpRecord("qr", lambda x: lax.linalg.qr(x, pivoting=True)[:2], [(3, 5)], _F, tol=_TOL,
+             name="pivoting-wide"),
     OpRecord("eigh", _eigh(), [(2, 4, 4)], _F, tol=_TOL, name="batched"),
     OpRecord("eigh", _eigh(lower=False), [(5, 5)], _F, tol=_TOL, name="upper-odd"),
     OpRecord("eigh", lambda x: lax.linalg.eigh(x, subset_by_index=(1, 3))[1], [(4, 4)], _F,
