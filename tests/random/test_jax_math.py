@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import xjax
-from xjax.random._erf_inv import erf_inv
+from xjax.random._jax_math import erf_inv
 
 _X = np.concatenate([np.linspace(-1, 1, 200_001, dtype=np.float32),
                      np.float32(1) - np.logspace(-7.2, -1, 2000).astype(np.float32),

@@ -10,7 +10,7 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.random import threefry
-from xjax.random._erf_inv import erf_inv
+from xjax.random._jax_math import erf_inv
 from xjax.random._common import (canonical_shape, check_shape, float_dtype, sampler_jit)
 from xjax.random.keys import check_prng_key, return_keys
 

@@ -12,7 +12,7 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.config import config
 from xjax.random import threefry
-from xjax.random._erf_inv import erf_inv
+from xjax.random._jax_math import erf_inv
 from xjax.random._common import (broadcast_shape_of, canonical_shape, check_safe_to_cast,
                                  float_dtype, int_dtype, sampler_jit)
 from xjax.random.basic import normal_impl, uniform_impl
