@@ -1,9 +1,9 @@
 """Every sampler against JAX 0.10.2 for the same keys, in both Threefry layouts (skipped
 without JAX); eager against jit; shapes, dtypes and JAX's errors.
 
-Integer, boolean and uniform outputs must be bit-equal to JAX's. Floating-point samplers
-that apply transcendental functions agree to a few ulp: XLA's own builds differ that much
-in log1p, erf_inv and friends (xjax's XLA is not the one inside jaxlib).
+Most samplers are bit-equal to JAX's (xjax evaluates log1p and erf_inv as JAX's XLA does,
+see xjax/random/_jax_math.py). The others agree to a few ulp: they go through exp, tan or
+reductions that xjax's XLA build rounds or orders differently from the one inside jaxlib.
 """
 
 import numpy as np
@@ -25,9 +25,9 @@ SAMPLERS = {
     "uniform_bf16": (lambda r, k: r.uniform(k, (50,), dtype="bfloat16"), 0),
     "uniform_bounds": (lambda r, k: r.uniform(k, (2, 5), minval=np.arange(5, dtype=_F32),
                                               maxval=10.0), 0),
-    "normal": (lambda r, k: r.normal(k, (200,)), 3e-7),
-    "normal_c64": (lambda r, k: r.normal(k, (20,), dtype=np.complex64), 3e-7),
-    "normal_f16": (lambda r, k: r.normal(k, (20,), dtype=np.float16), 1e-3),
+    "normal": (lambda r, k: r.normal(k, (200,)), 0),
+    "normal_c64": (lambda r, k: r.normal(k, (20,), dtype=np.complex64), 0),
+    "normal_f16": (lambda r, k: r.normal(k, (20,), dtype=np.float16), 0),
     "randint_neg": (lambda r, k: r.randint(k, (30,), -100, 100), 0),
     "randint_u8": (lambda r, k: r.randint(k, (30,), 0, 256, np.uint8), 0),
     "randint_i8": (lambda r, k: r.randint(k, (30,), -128, 127, np.int8), 0),
@@ -36,23 +36,23 @@ SAMPLERS = {
     "randint_array_bounds": (lambda r, k: r.randint(k, (2, 3), np.array([0, 5, 10]), 20), 0),
     "bernoulli_high": (lambda r, k: r.bernoulli(k, 0.3, (50,), mode="high"), 0),
     "bernoulli_array": (lambda r, k: r.bernoulli(k, np.array([0.1, 0.9], _F32)), 0),
-    "truncated_normal": (lambda r, k: r.truncated_normal(k, -1.5, 0.5, (100,)), 3e-6),
-    "exponential": (lambda r, k: r.exponential(k, (100,)), 3e-7),
-    "laplace": (lambda r, k: r.laplace(k, (100,)), 3e-7),
-    "logistic": (lambda r, k: r.logistic(k, (100,)), 1e-6),
-    "cauchy": (lambda r, k: r.cauchy(k, (100,)), 1e-6),
-    "gumbel": (lambda r, k: r.gumbel(k, (100,)), 1e-6),
-    "gumbel_high": (lambda r, k: r.gumbel(k, (100,), mode="high"), 2e-5),
+    "truncated_normal": (lambda r, k: r.truncated_normal(k, -1.5, 0.5, (100,)), 0),
+    "exponential": (lambda r, k: r.exponential(k, (100,)), 0),
+    "laplace": (lambda r, k: r.laplace(k, (100,)), 0),
+    "logistic": (lambda r, k: r.logistic(k, (100,)), 0),
+    "cauchy": (lambda r, k: r.cauchy(k, (100,)), 0),
+    "gumbel": (lambda r, k: r.gumbel(k, (100,)), 0),
+    "gumbel_high": (lambda r, k: r.gumbel(k, (100,), mode="high"), 0),
     "gumbel_highest": (lambda r, k: r.gumbel(k, (100,), mode="highest"), 1e-6),
     "rademacher": (lambda r, k: r.rademacher(k, (40,)), 0),
-    "lognormal": (lambda r, k: r.lognormal(k, 0.5, (40,)), 1e-6),
+    "lognormal": (lambda r, k: r.lognormal(k, 0.5, (40,)), 0),
     "pareto": (lambda r, k: r.pareto(k, 3.0, (40,)), 1e-6),
-    "rayleigh": (lambda r, k: r.rayleigh(k, 2.0, (40,)), 1e-6),
-    "weibull_min": (lambda r, k: r.weibull_min(k, 2.0, 1.5, (40,)), 1e-6),
+    "rayleigh": (lambda r, k: r.rayleigh(k, 2.0, (40,)), 0),
+    "weibull_min": (lambda r, k: r.weibull_min(k, 2.0, 1.5, (40,)), 0),
     "maxwell": (lambda r, k: r.maxwell(k, (40,)), 1e-6),
     "double_sided_maxwell": (lambda r, k: r.double_sided_maxwell(k, 1.0, 2.0, (40,)), 1e-6),
-    "triangular": (lambda r, k: r.triangular(k, 0.0, 0.3, 1.0, (40,)), 1e-6),
-    "wald": (lambda r, k: r.wald(k, 1.5, (40,)), 1e-6),
+    "triangular": (lambda r, k: r.triangular(k, 0.0, 0.3, 1.0, (40,)), 0),
+    "wald": (lambda r, k: r.wald(k, 1.5, (40,)), 0),
     "geometric": (lambda r, k: r.geometric(k, 0.3, (40,)), 0),
     "permutation_2d": (lambda r, k: r.permutation(k, np.arange(60).reshape(20, 3)), 0),
     "permutation_independent": (lambda r, k: r.permutation(k, np.arange(12).reshape(3, 4),
@@ -68,16 +68,16 @@ SAMPLERS = {
                                                shape=(6, 2)), 0),
     "categorical_no_replace": (lambda r, k: r.categorical(k, np.zeros((2, 6), _F32),
                                                           shape=(3, 2), replace=False), 0),
-    "gamma": (lambda r, k: r.gamma(k, np.array([0.3, 1.0, 2.5, 7.0, 0.05], _F32)), 1e-6),
-    "gamma_shape": (lambda r, k: r.gamma(k, 2.0, (50,)), 1e-6),
+    "gamma": (lambda r, k: r.gamma(k, np.array([0.3, 1.0, 2.5, 7.0, 0.05], _F32)), 0),
+    "gamma_shape": (lambda r, k: r.gamma(k, 2.0, (50,)), 0),
     "loggamma": (lambda r, k: r.loggamma(k, np.array([0.3, 1.0, 2.5, 0.01], _F32), (3, 4)),
                  1e-6),
-    "beta": (lambda r, k: r.beta(k, 0.5, 2.0, (20,)), 1e-6),
+    "beta": (lambda r, k: r.beta(k, 0.5, 2.0, (20,)), 0),
     "dirichlet": (lambda r, k: r.dirichlet(k, np.array([0.5, 1.0, 3.0], _F32), (4,)), 1e-6),
-    "t": (lambda r, k: r.t(k, 3.0, (20,)), 1e-6),
-    "chisquare": (lambda r, k: r.chisquare(k, 3.0, (20,)), 1e-6),
-    "f": (lambda r, k: r.f(k, 3.0, 5.0, (20,)), 1e-6),
-    "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (20,)), 1e-6),
+    "t": (lambda r, k: r.t(k, 3.0, (20,)), 0),
+    "chisquare": (lambda r, k: r.chisquare(k, 3.0, (20,)), 0),
+    "f": (lambda r, k: r.f(k, 3.0, 5.0, (20,)), 0),
+    "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (20,)), 0),
     "ball": (lambda r, k: r.ball(k, 3, 2.0, (5,)), 1e-6),
     "poisson": (lambda r, k: r.poisson(k, np.array([0.5, 3.0, 9.9, 10.0, 50.0, 1e3, 0.0],
                                                    _F32), (3, 7)), 0),
@@ -139,7 +139,10 @@ def test_jit_matches_eager(name):
     jitted = xjax.jit(lambda k: sample(random, k))(key)
     # constants the outer jit bakes in may be folded by XLA's evaluator (erf of a bound,
     # say), which rounds differently from compiled code: a few ulp, as in JAX
-    _compare(jitted, eager, 0 if tol == 0 else 1e-5, name)
+    _compare(jitted, eager, _JIT_TOL.get(name, 0), name)
+
+
+_JIT_TOL = {"truncated_normal": 1e-4, "f": 1e-5, "pareto": 1e-6, "ball": 1e-5}
 
 
 # -- dtypes and shapes --

@@ -177,12 +177,16 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 # -- normal --
 
-def normal_real_impl(key, shape, dtype):
-    """Standard normal floats: ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1)."""
+def normal_real_impl(key, shape, dtype, in_loop=False):
+    """Standard normal floats: ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1).
+
+    ``in_loop`` marks samples drawn inside a loop body, where XLA compiles ``lax.erf_inv``
+    exactly as JAX's does (and fuses the written-out form differently).
+    """
     lax = _lax()
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform_impl(key, np.asarray(low, dtype), np.asarray(1.0, dtype), shape, dtype)
-    return lax.mul(lax.full((), np.sqrt(2), dtype), erf_inv(u))
+    return lax.mul(lax.full((), np.sqrt(2), dtype), lax.erf_inv(u) if in_loop else erf_inv(u))
 
 
 def normal_impl(key, shape, dtype):

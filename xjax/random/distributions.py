@@ -12,7 +12,7 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.config import config
 from xjax.random import threefry
-from xjax.random._jax_math import erf_inv
+from xjax.random._jax_math import erf_inv, log1p
 from xjax.random._common import (broadcast_shape_of, canonical_shape, check_safe_to_cast,
                                  float_dtype, int_dtype, sampler_jit)
 from xjax.random.basic import normal_impl, uniform_impl
@@ -101,17 +101,17 @@ def _unary_sampler(name, transform, minval=0.0, maxval=1.0):
 
 def _exponential(u, dtype):
     lax = _lax()
-    return lax.neg(lax.log1p(lax.neg(u)))  # log(1 - u): its argument is in (0, 1]
+    return lax.neg(log1p(lax.neg(u)))  # log(1 - u): its argument is in (0, 1]
 
 
 def _laplace(u, dtype):
     lax = _lax()
-    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+    return lax.mul(lax.sign(u), log1p(lax.neg(lax.abs(u))))
 
 
 def _logistic(u, dtype):
     lax = _lax()
-    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
+    return lax.sub(lax.log(u), log1p(lax.neg(u)))
 
 
 def _cauchy(u, dtype):
@@ -149,7 +149,7 @@ def gumbel_impl(key, shape, dtype, mode):
         both = _uniform(key, (2, *shape), dtype)
         high, low = (lax.index_in_dim(both, i, keepdims=False) for i in range(2))
         x = jnp.where(high >= 0.5, high, high + 2.0 ** -info.nmant * low + info.tiny)
-        return -jnp.log(-jnp.log1p(-x))
+        return -jnp.log(-log1p(-x))
     u = _uniform(key, shape, dtype, info.tiny, 1.0)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
@@ -170,7 +170,7 @@ def _gumbel_highest(key, shape):
     neg = neg + increment  # 1 - bits, in 64-bit fixed point
     flip = lax.lt(lax.index_in_dim(words, 0, keepdims=False), lax.full((), 1 << 31, u32))
     x = _safe_int_to_float(jnp.where(flip, words, neg), info)
-    return jnp.where(flip, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+    return jnp.where(flip, -jnp.log(-log1p(-x)), -jnp.log(-jnp.log(x)))
 
 
 def _safe_int_to_float(words, info):
@@ -217,14 +217,19 @@ def gumbel(key, shape=(), dtype=None, mode: str | None = None, *, out_sharding=N
 
 # -- Rademacher --
 
-@sampler_jit(static_argnames=("shape", "dtype"))
-def _rademacher(key, *, shape, dtype):
+def rademacher_impl(key, shape, dtype):
+    """-1 or 1 from a fair coin (JAX's ``bernoulli(key, 0.5)``), in ``dtype``."""
     lax = _lax()
     p = np.asarray(0.5, dtypes.default_float_dtype())
     u = _uniform(key, shape, p.dtype)
     coin = lax.convert_element_type(lax.lt(u, p), dtype)
     return lax.convert_element_type(lax.sub(lax.mul(lax.full((), 2, dtype), coin),
                                             lax.full((), 1, dtype)), dtype)
+
+
+@sampler_jit(static_argnames=("shape", "dtype"))
+def _rademacher(key, *, shape, dtype):
+    return rademacher_impl(key, shape, dtype)
 
 
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
@@ -291,7 +296,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
 def _weibull_min(key, scale, concentration, *, shape, dtype):
     jnp = _jnp()
     u = _uniform(key, shape, dtype)
-    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+    return jnp.power(-log1p(-u), 1.0 / concentration) * scale
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
@@ -324,7 +329,7 @@ def _double_sided_maxwell(key, loc, scale, *, shape, dtype):
     shape = (shape or params_shape) + params_shape
     maxwell_key, sign_key = _split2(key)
     values = _maxwell_impl(maxwell_key, shape, dtype)
-    signs = _rademacher.__wrapped__(sign_key, shape=shape, dtype=dtype)
+    signs = rademacher_impl(sign_key, shape, dtype)
     return signs * values * scale + loc
 
 
@@ -391,7 +396,7 @@ def _geometric(key, p, *, shape, dtype):
         p = p.astype(dtypes.to_inexact_dtype(p.dtype))
     u = _uniform(key, shape, p.dtype)
     u = jnp.where(u == 0, 1, u)  # as JAX: avoids log(0) without changing other samples
-    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
+    log_one_minus_p = jnp.broadcast_to(log1p(-p), shape)
     return (lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1).astype(dtype)
 
 

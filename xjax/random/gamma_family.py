@@ -18,8 +18,8 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.random import threefry
 from xjax.random._common import (broadcast_shape_of, check_safe_to_cast, check_shape,
-                                 float_dtype, sampler_jit)
-from xjax.random.basic import normal_impl, uniform_impl
+                                 float_dtype, int_dtype, sampler_jit)
+from xjax.random.basic import normal_impl, normal_real_impl, uniform_impl
 from xjax.random.keys import check_prng_key
 
 
@@ -70,7 +70,7 @@ def _gamma_one(key, alpha, *, log_space):
 
     def next_normal(state):
         key, subkey = _split(state[0], 2)
-        x = normal_impl(subkey, (), dtype)
+        x = normal_real_impl(subkey, (), dtype, in_loop=True)
         return key, x, lax.add(one, lax.mul(x, c))
 
     def propose(state):
@@ -270,10 +270,10 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
 
 
 def _generalized_normal_impl(key, p, shape, dtype):
-    from xjax.random.distributions import _rademacher
+    from xjax.random.distributions import rademacher_impl
     key_g, key_r = _split(key, 2)
     g = gamma_impl(key_g, 1 / p, shape, dtype)
-    r = _rademacher.__wrapped__(key_r, shape=shape, dtype=dtype)
+    r = rademacher_impl(key_r, shape, dtype)
     return r * g ** (1 / p)
 
 
@@ -392,13 +392,10 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     >>> 2.8 < float(x.mean()) < 3.2
     True
     """
-    from xjax.random._common import int_dtype
     data, _ = check_prng_key("poisson", key)
     jnp = _jnp()
     lax = _lax()
-    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
-    if not dtypes.is_integer(dtype):
-        int_dtype("poisson", dtype)
+    dtype = int_dtype("poisson", dtype)
     shape = tuple(np.shape(lam)) if shape is None else broadcast_shape_of("poisson", shape,
                                                                            lam)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
