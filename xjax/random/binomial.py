@@ -8,6 +8,7 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.random import threefry
+from xjax.random._jax_math import log1p
 from xjax.random._common import canonical_shape, check_shape, float_dtype, sampler_jit
 from xjax.random.basic import uniform_impl
 from xjax.random.keys import check_prng_key
@@ -54,7 +55,7 @@ def _stirling_approx_tail(k):
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     lax = _lax()
     jnp = _jnp()
-    log1minusprob = jnp.log1p(-prob)
+    log1minusprob = log1p(-prob)
 
     def body(carry):
         i, num_geom, geom_sum, key = carry
