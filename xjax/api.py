@@ -187,7 +187,8 @@ class JitFunction:
             statics, dyn_args, dyn_kwargs = (), args, kwargs
         flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(shaped_abstractify(x) for x in flat)
-        key = (statics, in_tree, avals, config.jax_enable_x64, self._donate_argnums)
+        key = (statics, in_tree, avals, config.jax_enable_x64,
+               config.jax_threefry_partitionable, self._donate_argnums)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, statics, dyn_args, dyn_kwargs, in_tree, avals)

@@ -88,8 +88,6 @@ def test_jit(case, mode):
     _check(case, xjax.jit(lambda k: call(k))(random.PRNGKey(case["seed"])))
 
 
-@pytest.mark.xfail(strict=True, reason="xjax/api.py: jit's cache key leaves out "
-                   "jax_threefry_partitionable (JAX's includes it)")
 def test_jit_cache_follows_the_threefry_mode(mode):
     f = xjax.jit(lambda k: random.split(k))
     mode(True)
