@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.core.avals import ShapedArray
+from xjax.core import trace as trace_module
 from xjax.core.trace import immutable_message
 
 
@@ -92,6 +93,11 @@ class Array:
     def __iter__(self):
         if not self._aval.shape:
             raise TypeError("iteration over a 0-d array")
+        if trace_module.ctx.trace.parent is None:  # eager: rows are views, no primitives
+            aval = self._aval
+            row_aval = ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+            npy = self._value()
+            return iter([Array._from_numpy(npy[i, ...], row_aval) for i in range(len(npy))])
         return (self[i] for i in range(self._aval.shape[0]))
 
     def __bool__(self) -> bool:
@@ -186,6 +192,45 @@ class Array:
 
     def __dlpack_device__(self):
         return np.asarray(self._value()).__dlpack_device__()
+
+    def delete(self) -> None:
+        """Free the array's memory now; any later use raises ``RuntimeError`` (as in JAX).
+
+        ``jit(..., donate_argnums=...)`` deletes the arrays whose buffers XLA reused.
+        """
+        buffer = self._buffer
+        if type(buffer) is _DeletedBuffer:
+            return
+        if buffer is not None:
+            buffer.delete()
+        self._npy = None
+        self._buffer = _DeletedBuffer(self._aval)
+
+    def is_deleted(self) -> bool:
+        """Whether :meth:`delete` (or donation to a jitted call) freed this array."""
+        return type(self._buffer) is _DeletedBuffer
+
+
+class _DeletedBuffer:
+    """Stands in for a deleted array's buffer: every use raises JAX's RuntimeError. (Kept
+    in ``_buffer`` so that no hot path pays for a deletion check.)"""
+
+    __slots__ = ("message",)
+
+    def __init__(self, aval):
+        self.message = f"Array has been deleted with shape={aval.str_short()}."
+
+    def _raise(self, *args, **kwargs):
+        raise RuntimeError(self.message)
+
+    to_numpy = block_until_ready = is_ready = __array__ = _raise
+    device = property(_raise)
+
+    def is_deleted(self) -> bool:
+        return True
+
+    def delete(self) -> None:
+        pass
 
 
 def _reconstruct(value, weak_type):

@@ -10,6 +10,7 @@ the result. Spec: https://openxla.org/stablehlo/spec#dot_general
 from __future__ import annotations
 
 import enum
+import functools
 import math
 
 import numpy as np
@@ -81,14 +82,27 @@ class DotDimensionNumbers(tuple):
         return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
 
 
+@functools.lru_cache(maxsize=1024)
+def _cached_dimension_numbers(dimension_numbers):
+    return DotDimensionNumbers(dimension_numbers)
+
+
+def _dimension_numbers(dimension_numbers):
+    """:class:`DotDimensionNumbers`, cached for the hashable (tuple) spellings."""
+    try:
+        return _cached_dimension_numbers(dimension_numbers)
+    except TypeError:  # lists (unhashable) or invalid: build (and validate) uncached
+        return DotDimensionNumbers(dimension_numbers)
+
+
 # -- shape and dtype rules --
 
-def _check_dims(side, aval, contracting, batch):
-    if not all(0 <= d < aval.ndim for d in contracting + batch):
+def _check_dims(side, ndim, contracting, batch):
+    if not all(0 <= d < ndim for d in contracting + batch):
         raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and "
                         f"less than the number of axes of the {side} value, got {side}_batch "
                         f"of {batch} and {side}_contracting of {contracting} for {side} of "
-                        f"rank {aval.ndim}")
+                        f"rank {ndim}")
 
 
 def _check_distinct(side, contracting, batch):
@@ -100,10 +114,12 @@ def _check_distinct(side, contracting, batch):
                         f"got {side}_contracting {contracting}.")
 
 
-def _dot_shape(lhs, rhs, dimension_numbers):
+@functools.lru_cache(maxsize=4096)
+def _dot_shape(lhs_shape, rhs_shape, dimension_numbers):
+    """The result shape; cached because eager loops ask the same question many times."""
     (lc, rc), (lb, rb) = dimension_numbers
-    _check_dims("lhs", lhs, lc, lb)
-    _check_dims("rhs", rhs, rc, rb)
+    _check_dims("lhs", len(lhs_shape), lc, lb)
+    _check_dims("rhs", len(rhs_shape), rc, rb)
     if len(lb) != len(rb):
         raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
                         f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
@@ -114,18 +130,18 @@ def _dot_shape(lhs, rhs, dimension_numbers):
             raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
                             f"contracting dimensions, got {side}_batch {batch} and "
                             f"{side}_contracting {contracting}.")
-    lhs_batch = tuple(lhs.shape[d] for d in lb)
-    rhs_batch = tuple(rhs.shape[d] for d in rb)
+    lhs_batch = tuple(lhs_shape[d] for d in lb)
+    rhs_batch = tuple(rhs_shape[d] for d in rb)
     if lhs_batch != rhs_batch:
         raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
                         f"have the same shape, got {lhs_batch} and {rhs_batch}.")
-    lhs_contract = tuple(lhs.shape[d] for d in lc)
-    rhs_contract = tuple(rhs.shape[d] for d in rc)
+    lhs_contract = tuple(lhs_shape[d] for d in lc)
+    rhs_contract = tuple(rhs_shape[d] for d in rc)
     if lhs_contract != rhs_contract:
         raise TypeError("dot_general requires contracting dimensions to have the same shape, "
                         f"got {lhs_contract} and {rhs_contract}.")
-    lhs_free = tuple(s for d, s in enumerate(lhs.shape) if d not in lc and d not in lb)
-    rhs_free = tuple(s for d, s in enumerate(rhs.shape) if d not in rc and d not in rb)
+    lhs_free = tuple(s for d, s in enumerate(lhs_shape) if d not in lc and d not in lb)
+    rhs_free = tuple(s for d, s in enumerate(rhs_shape) if d not in rc and d not in rb)
     return lhs_batch + lhs_free + rhs_free
 
 
@@ -133,6 +149,7 @@ def _bit_width(dtype) -> int:
     return 1 if dtype == np.bool_ else dtype.itemsize * 8
 
 
+@functools.lru_cache(maxsize=None)
 def _type_properties(dtype):
     """XLA's ordering of element types for mixed-type dots (primitive_util's
     HigherPrecisionType): complex, exponent range, mantissa, width, signedness."""
@@ -145,6 +162,8 @@ def _type_properties(dtype):
 
 
 def _input_result_dtype(lhs_dtype, rhs_dtype):
+    if lhs_dtype == rhs_dtype:
+        return lhs_dtype
     lhs_prop, rhs_prop = _type_properties(lhs_dtype), _type_properties(rhs_dtype)
     if lhs_prop > rhs_prop:
         return lhs_dtype
@@ -169,7 +188,7 @@ def _dot_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
 
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
                                preferred_element_type, out_sharding):
-    shape = _dot_shape(lhs, rhs, dimension_numbers)
+    shape = _dot_shape(lhs.shape, rhs.shape, dimension_numbers)
     dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
@@ -189,12 +208,21 @@ def _compute_dtype(out_dtype, lhs_dtype, rhs_dtype):
     return np.dtype(np.int64)  # integers wrap modulo 2**64, then modulo the result's width
 
 
+# dtypes BLAS multiplies in directly (``_compute_dtype`` is the identity on them)
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                              np.complex128))
+
+
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                       out_sharding):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
-    work = _compute_dtype(out_dtype, lhs.dtype, rhs.dtype)
     (lc, rc), (lb, rb) = dimension_numbers
+    if (not lb and lc == (lhs.ndim - 1,) and rhs.ndim <= 2 and rc == (0,)
+            and lhs.dtype == rhs.dtype == out_dtype and out_dtype in _BLAS_DTYPES):
+        # NumPy's own contraction: the common eager case, with no transposes or copies
+        return np.asarray(np.dot(lhs, rhs))
+    work = _compute_dtype(out_dtype, lhs.dtype, rhs.dtype)
     lhs_free = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rhs_free = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
     batch_shape = [lhs.shape[d] for d in lb]
@@ -338,7 +366,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     (2, 3, 5)
     """
     return dot_general_p.bind(as_operand(lhs), as_operand(rhs),
-                              dimension_numbers=DotDimensionNumbers(dimension_numbers),
+                              dimension_numbers=_dimension_numbers(dimension_numbers),
                               precision=canonicalize_precision(precision),
                               preferred_element_type=_preferred(preferred_element_type),
                               out_sharding=None)

@@ -112,6 +112,9 @@ def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions, sha
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
+    if np.size(x) == math.prod(shape) and list(broadcast_dimensions) == sorted(
+            broadcast_dimensions):
+        return np.reshape(x, shape)  # only inserts unit dims (expand_dims, stack): a view
     dims = list(broadcast_dimensions)
     if dims != sorted(dims):  # the spec allows any order: put operand dims in target order
         order = np.argsort(dims)

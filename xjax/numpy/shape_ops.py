@@ -195,7 +195,9 @@ def insert_axes(a, positions):
     for p in positions:
         out_shape.insert(p, 1)
     dims = tuple(d for d in range(len(out_shape)) if d not in positions)
-    return lax.broadcast_in_dim(a, tuple(out_shape), dims)
+    # shape and dims are valid by construction: bind without the wrapper's checks
+    return lax.broadcast_in_dim_p.bind(a, shape=tuple(out_shape), broadcast_dimensions=dims,
+                                       sharding=None)
 
 
 # --------------------------------------------------------------------------------------------
