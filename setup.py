@@ -36,6 +36,7 @@ setup(
                 "xjax/runtime/_pjrt_client.c",
                 "xjax/runtime/_pjrt_buffer.c",
                 "xjax/runtime/_pjrt_executable.c",
+                "xjax/runtime/_pjrt_ffi.c",
             ],
             depends=["xjax/runtime/_pjrt.h"],
             include_dirs=[_pjrt_include_dir()],

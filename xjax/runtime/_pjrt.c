@@ -183,6 +183,12 @@ static PyMethodDef module_methods[] = {
      "Returns the previous value."},
     {"_set_release_gil", set_release_gil, METH_O,
      "Whether execute() releases the GIL around PJRT's Execute (for measurements)."},
+    {"ffi_register_target", ffi_register_target, METH_VARARGS,
+     "ffi_register_target(plugin, name): register an FFI handler of _pjrt_ffi.c with XLA."},
+    {"ffi_load_lapack", ffi_load_lapack, METH_VARARGS,
+     "ffi_load_lapack(path, prefix, suffix): dlopen LAPACK for the getrf handler."},
+    {"ffi_set_dispatcher", ffi_set_dispatcher, METH_O,
+     "ffi_set_dispatcher(fn): fn(id, args, rets) runs host callbacks."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "xjax.runtime._pjrt",

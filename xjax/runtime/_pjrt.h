@@ -117,4 +117,9 @@ void reset_dtype_cache(void);
 /* _pjrt_executable.c */
 PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds);
 
+/* _pjrt_ffi.c: XLA FFI custom-call handlers (host callbacks, LAPACK) */
+PyObject *ffi_register_target(PyObject *mod, PyObject *args);
+PyObject *ffi_load_lapack(PyObject *mod, PyObject *args);
+PyObject *ffi_set_dispatcher(PyObject *mod, PyObject *fn);
+
 #endif /* XJAX_RUNTIME_PJRT_H_ */

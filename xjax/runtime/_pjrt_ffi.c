@@ -1,0 +1,483 @@
+/* XLA FFI custom-call handlers registered with a PJRT plugin's FFI extension.
+ *
+ * Two targets, both typed FFI (custom calls with api_version = 4):
+ *   xjax_host_callback  calls back into Python: the `callback_id` (i64) attribute picks the
+ *                       function; the Python dispatcher (set by xjax.runtime.ffi) receives
+ *                       (id, args, rets), each arg/ret an (ffi dtype, address|None, dims)
+ *                       triple, and fills the rets. Token operands/results pass as None.
+ *   xjax_lapack_getrf   LU with partial pivoting by LAPACK ?getrf from the OpenBLAS that
+ *                       numpy bundles (ILP64, `scipy_` prefix), dlopened on request; no
+ *                       Python and no GIL. Operand and `lu` are column-major (the lowering
+ *                       asks XLA for that layout); results: lu, pivots (i32, 0-based) and
+ *                       the permutation (i32).
+ *
+ * The structs below are the leading fields of XLA's FFI C API (xla/ffi/api/c_api.h) and of
+ * the PJRT FFI extension (xla/pjrt/c/pjrt_c_api_ffi_extension.h), written here because the
+ * plugin wheel ships only pjrt_c_api.h. Every struct starts with its size, which is checked
+ * before fields past the common prefix are read.
+ *
+ * Threads and the GIL: XLA runs handlers on its own threads (or the caller's). execute()
+ * releases the GIL around PJRT's Execute and every wait on an event releases it, so a
+ * handler can take it with PyGILState_Ensure. With `_set_release_gil(False)` (a measurement
+ * switch) a host callback on an XLA worker thread would deadlock; don't combine the two.
+ */
+#include <dlfcn.h>
+
+#include "_pjrt.h"
+
+/* ------------------------------------------------------- XLA FFI C API prefix */
+
+typedef struct FfiExtBase {
+  size_t struct_size;
+  int type; /* 1: metadata */
+  struct FfiExtBase *next;
+} FfiExtBase;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  int major_version;
+  int minor_version;
+} FfiApiVersion;
+
+typedef struct {
+  size_t struct_size;
+  FfiApiVersion api_version;
+  uint32_t traits;
+} FfiMetadata;
+
+typedef struct {
+  FfiExtBase extension_base;
+  FfiMetadata *metadata;
+} FfiMetadataExtension;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  int dtype;
+  void *data;
+  int64_t rank;
+  int64_t *dims;
+} FfiBuffer;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  int64_t size;
+  int *types; /* 1: buffer */
+  void **values;
+} FfiList; /* XLA_FFI_Args and XLA_FFI_Rets have this layout */
+
+typedef struct {
+  const char *ptr;
+  size_t len;
+} FfiByteSpan;
+
+typedef struct {
+  int dtype;
+  void *value;
+} FfiScalar;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  int64_t size;
+  int *types; /* 3: scalar */
+  FfiByteSpan **names;
+  void **attrs;
+} FfiAttrs;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  const char *message;
+  int errc;
+} FfiErrorCreateArgs;
+
+typedef void *(*FfiErrorCreate)(FfiErrorCreateArgs *);
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  FfiApiVersion api_version;
+  void *internal_api;
+  FfiErrorCreate error_create;
+} FfiApi;
+
+typedef struct {
+  size_t struct_size;
+  FfiExtBase *extension_start;
+  const FfiApi *api;
+  void *ctx;
+  int stage;
+  FfiList args;
+  FfiList rets;
+  FfiAttrs attrs;
+} FfiCallFrame;
+
+enum {
+  FFI_EXTENSION_METADATA = 1,
+  FFI_BUFFER = 1,
+  FFI_ATTR_SCALAR = 3,
+  FFI_ERR_INVALID_ARGUMENT = 3,
+  FFI_ERR_INTERNAL = 13,
+  FFI_ERR_UNIMPLEMENTED = 12,
+  FFI_S32 = 4, FFI_S64 = 5, FFI_U64 = 9, FFI_F32 = 11, FFI_F64 = 12, FFI_C64 = 15,
+  FFI_TOKEN = 17, FFI_C128 = 18,
+};
+
+/* ------------------------------------------------ PJRT FFI extension prefix */
+
+typedef struct {
+  size_t struct_size;
+  const char *target_name;
+  size_t target_name_size;
+  void *handler;
+  const char *platform_name;
+  size_t platform_name_size;
+  int traits;
+} RegisterHandlerArgs;
+
+#define REGISTER_HANDLER_ARGS_SIZE (offsetof(RegisterHandlerArgs, traits) + sizeof(int))
+
+typedef struct {
+  PJRT_Extension_Base base;
+  void *type_register;
+  void *user_data_add;
+  PJRT_Error *(*register_handler)(RegisterHandlerArgs *);
+} FfiExtension;
+
+/* ----------------------------------------------------------------- helpers */
+
+/* Answers XLA's metadata query (made once, at registration): the FFI API version the
+ * handler was written against (0.1, the oldest XLA accepts) and no traits. */
+static int answer_metadata(FfiCallFrame *frame) {
+  for (FfiExtBase *ext = frame->extension_start; ext != NULL; ext = ext->next) {
+    if (ext->type != FFI_EXTENSION_METADATA) continue;
+    FfiMetadata *md = ((FfiMetadataExtension *)ext)->metadata;
+    if (md != NULL) {
+      md->api_version.major_version = 0;
+      md->api_version.minor_version = 1;
+      md->traits = 0;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static void *ffi_error(FfiCallFrame *frame, int code, const char *message) {
+  const FfiApi *api = frame->api;
+  if (api == NULL || api->struct_size < offsetof(FfiApi, error_create) + sizeof(void *) ||
+      api->error_create == NULL)
+    return NULL; /* cannot happen with a conforming XLA; nothing better to do */
+  FfiErrorCreateArgs a = {.struct_size = sizeof(FfiErrorCreateArgs), .message = message,
+                          .errc = code};
+  return api->error_create(&a);
+}
+
+static int frame_ok(FfiCallFrame *frame) {
+  return frame->struct_size >= offsetof(FfiCallFrame, attrs) + sizeof(FfiAttrs);
+}
+
+static int find_i64_attr(FfiCallFrame *frame, const char *name, int64_t *out) {
+  size_t len = strlen(name);
+  for (int64_t i = 0; i < frame->attrs.size; i++) {
+    FfiByteSpan *n = frame->attrs.names[i];
+    if (n->len != len || memcmp(n->ptr, name, len) != 0) continue;
+    if (frame->attrs.types[i] != FFI_ATTR_SCALAR) return 0;
+    FfiScalar *s = (FfiScalar *)frame->attrs.attrs[i];
+    if (s->dtype == FFI_S64 || s->dtype == FFI_U64) *out = *(int64_t *)s->value;
+    else if (s->dtype == FFI_S32) *out = *(int32_t *)s->value;
+    else return 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ host callback */
+
+static char *copy_string(const char *s) { /* strdup is not C11 */
+  size_t n = strlen(s) + 1;
+  char *out = malloc(n);
+  if (out != NULL) memcpy(out, s, n);
+  return out;
+}
+
+static PyObject *dispatcher; /* set by set_callback_dispatcher; never released */
+
+/* (dtype, address or None, dims) for each buffer of `list`; None for tokens. The
+ * addresses are valid only during the call: Python copies arguments out of them. */
+static PyObject *describe_buffers(FfiList *list) {
+  PyObject *out = PyList_New(list->size);
+  if (out == NULL) return NULL;
+  for (int64_t i = 0; i < list->size; i++) {
+    FfiBuffer *b = (FfiBuffer *)list->values[i];
+    PyObject *item;
+    if (list->types[i] != FFI_BUFFER || b->dtype == FFI_TOKEN) {
+      item = Py_None;
+      Py_INCREF(item);
+    } else {
+      PyObject *dims = PyTuple_New(b->rank);
+      if (dims == NULL) goto fail;
+      Py_ssize_t count = 1;
+      for (int64_t d = 0; d < b->rank; d++) {
+        count *= (Py_ssize_t)b->dims[d];
+        PyTuple_SET_ITEM(dims, d, PyLong_FromLongLong(b->dims[d]));
+      }
+      PyObject *mem;
+      if (b->data == NULL || count == 0) {
+        mem = Py_None;
+        Py_INCREF(mem);
+      } else {
+        mem = PyLong_FromVoidPtr(b->data);
+      }
+      item = mem ? Py_BuildValue("(iNN)", b->dtype, mem, dims) : NULL;
+      if (item == NULL) {
+        Py_XDECREF(mem);
+        Py_DECREF(dims);
+        goto fail;
+      }
+    }
+    PyList_SET_ITEM(out, i, item);
+  }
+  return out;
+fail:
+  Py_DECREF(out);
+  return NULL;
+}
+
+/* The exception's "Type: message" and traceback, as XLA's error message. */
+static char *format_exception(void) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  char *msg = NULL;
+  PyObject *text = NULL;
+  PyObject *mod = PyImport_ImportModule("traceback");
+  if (mod != NULL) {
+    PyObject *lines = PyObject_CallMethod(mod, "format_exception", "OOO",
+                                          type ? type : Py_None, value ? value : Py_None,
+                                          tb ? tb : Py_None);
+    if (lines != NULL) {
+      PyObject *empty = PyUnicode_FromString("");
+      if (empty != NULL) text = PyUnicode_Join(empty, lines);
+      Py_XDECREF(empty);
+      Py_DECREF(lines);
+    }
+    Py_DECREF(mod);
+  }
+  if (text == NULL) {
+    PyErr_Clear();
+    text = value ? PyObject_Str(value) : NULL;
+  }
+  if (text != NULL) {
+    const char *s = PyUnicode_AsUTF8(text);
+    if (s != NULL) msg = copy_string(s);
+    Py_DECREF(text);
+  }
+  PyErr_Clear();
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return msg;
+}
+
+static void *host_callback_handler(FfiCallFrame *frame) {
+  if (answer_metadata(frame)) return NULL;
+  if (!frame_ok(frame))
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT, "xjax_host_callback: old FFI call frame");
+  int64_t id;
+  if (!find_i64_attr(frame, "callback_id", &id))
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT,
+                     "xjax_host_callback: missing i64 attribute callback_id");
+  if (!Py_IsInitialized())
+    return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_host_callback: Python is finalizing");
+  PyGILState_STATE gil = PyGILState_Ensure();
+  char *message = NULL;
+  PyObject *args = NULL, *rets = NULL, *res = NULL;
+  if (dispatcher == NULL) {
+    message = copy_string("xjax_host_callback: no Python dispatcher is installed");
+    goto done;
+  }
+  args = describe_buffers(&frame->args);
+  rets = args ? describe_buffers(&frame->rets) : NULL;
+  if (rets != NULL) res = PyObject_CallFunction(dispatcher, "LOO", (long long)id, args, rets);
+  if (res == NULL) {
+    char *exc = format_exception();
+    const char *head = "xjax host callback failed: ";
+    size_t n = strlen(head) + (exc ? strlen(exc) : 7) + 1;
+    message = malloc(n);
+    if (message != NULL) snprintf(message, n, "%s%s", head, exc ? exc : "unknown");
+    free(exc);
+  }
+done:
+  Py_XDECREF(res);
+  Py_XDECREF(args);
+  Py_XDECREF(rets);
+  PyGILState_Release(gil);
+  if (message == NULL) return NULL;
+  void *err = ffi_error(frame, FFI_ERR_INTERNAL, message);
+  free(message);
+  return err;
+}
+
+/* --------------------------------------------------------------- LAPACK LU */
+
+typedef void (*getrf_fn)(const int64_t *m, const int64_t *n, void *a, const int64_t *lda,
+                         int64_t *ipiv, int64_t *info);
+static getrf_fn getrf[4]; /* s, d, c, z */
+
+static int getrf_index(int dtype) {
+  switch (dtype) {
+    case FFI_F32: return 0;
+    case FFI_F64: return 1;
+    case FFI_C64: return 2;
+    case FFI_C128: return 3;
+    default: return -1;
+  }
+}
+
+static const size_t getrf_itemsize[4] = {4, 8, 8, 16};
+
+static void *lapack_getrf_handler(FfiCallFrame *frame) {
+  if (answer_metadata(frame)) return NULL;
+  if (!frame_ok(frame) || frame->args.size != 1 || frame->rets.size != 3)
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT,
+                     "xjax_lapack_getrf takes 1 operand and makes 3 results");
+  FfiBuffer *a = (FfiBuffer *)frame->args.values[0];
+  FfiBuffer *lu = (FfiBuffer *)frame->rets.values[0];
+  FfiBuffer *piv = (FfiBuffer *)frame->rets.values[1];
+  FfiBuffer *perm = (FfiBuffer *)frame->rets.values[2];
+  int k = getrf_index(a->dtype);
+  if (k < 0 || getrf[k] == NULL || a->rank < 2 || lu->dtype != a->dtype ||
+      piv->dtype != FFI_S32 || perm->dtype != FFI_S32)
+    return ffi_error(frame, FFI_ERR_UNIMPLEMENTED, "xjax_lapack_getrf: unsupported operand");
+  int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
+  int64_t mn = m < n ? m : n, batch = 1;
+  for (int64_t d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
+  size_t bytes = (size_t)(m * n) * getrf_itemsize[k];
+  if (batch == 0 || bytes == 0) {
+    /* nothing to factor; identity permutation for m > 0 */
+    for (int64_t b = 0; b < batch; b++)
+      for (int64_t i = 0; i < m; i++) ((int32_t *)perm->data)[b * m + i] = (int32_t)i;
+    return NULL;
+  }
+  if (lu->data != a->data) memcpy(lu->data, a->data, bytes * (size_t)batch);
+  int64_t *ipiv = malloc(sizeof(int64_t) * (size_t)(mn > 0 ? mn : 1));
+  if (ipiv == NULL) return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_lapack_getrf: no memory");
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t info = 0, lda = m > 1 ? m : 1;
+    getrf[k](&m, &n, (char *)lu->data + (size_t)b * bytes, &lda, ipiv, &info);
+    /* info > 0: exactly singular U; the factors are still returned (as JAX does). */
+    int32_t *p = (int32_t *)piv->data + b * mn;
+    int32_t *q = (int32_t *)perm->data + b * m;
+    for (int64_t i = 0; i < m; i++) q[i] = (int32_t)i;
+    for (int64_t i = 0; i < mn; i++) {
+      int64_t j = ipiv[i] - 1;
+      p[i] = (int32_t)j;
+      if (j >= 0 && j < m && j != i) {
+        int32_t t = q[i];
+        q[i] = q[j];
+        q[j] = t;
+      }
+    }
+  }
+  free(ipiv);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ Python entry */
+
+static const FfiExtension *find_ffi_extension(const PJRT_Api *api) {
+  if (api->struct_size < offsetof(PJRT_Api, extension_start) + sizeof(void *)) return NULL;
+  for (PJRT_Extension_Base *e = api->extension_start; e != NULL; e = e->next) {
+    if (e->type == PJRT_Extension_Type_FFI &&
+        e->struct_size >= offsetof(FfiExtension, register_handler) + sizeof(void *))
+      return (const FfiExtension *)e;
+  }
+  return NULL;
+}
+
+static PyObject *register_handler(PluginObject *plugin, const char *target, void *handler) {
+  const FfiExtension *ext = find_ffi_extension(plugin->api);
+  if (ext == NULL || ext->register_handler == NULL) {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "this PJRT plugin has no FFI extension: host callbacks are unavailable");
+    return NULL;
+  }
+  static const char platform[] = "Host";
+  RegisterHandlerArgs a = {.struct_size = REGISTER_HANDLER_ARGS_SIZE,
+                           .target_name = target,
+                           .target_name_size = strlen(target),
+                           .handler = handler,
+                           .platform_name = platform,
+                           .platform_name_size = sizeof(platform) - 1,
+                           .traits = 0};
+  PJRT_Error *err = ext->register_handler(&a);
+  if (err != NULL) return raise_error(plugin->api, err);
+  Py_RETURN_NONE;
+}
+
+/* register_ffi_target(plugin, name): registers one of this module's handlers (by name) for
+ * the plugin's host platform. XLA's registry is process-global; registering the same
+ * handler again is accepted. */
+PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *plugin;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!s", &PluginType, &plugin, &name)) return NULL;
+  void *handler;
+  if (strcmp(name, "xjax_host_callback") == 0) {
+    handler = (void *)host_callback_handler;
+  } else if (strcmp(name, "xjax_lapack_getrf") == 0) {
+    if (getrf[0] == NULL) {
+      PyErr_SetString(PyExc_RuntimeError, "load LAPACK first (ffi_load_lapack)");
+      return NULL;
+    }
+    handler = (void *)lapack_getrf_handler;
+  } else {
+    PyErr_Format(PyExc_ValueError, "no FFI handler named %s", name);
+    return NULL;
+  }
+  return register_handler((PluginObject *)plugin, name, handler);
+}
+
+/* ffi_load_lapack(path, prefix, suffix): dlopens the library and finds ?getrf. */
+PyObject *ffi_load_lapack(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *path_obj;
+  const char *prefix, *suffix;
+  if (!PyArg_ParseTuple(args, "O&ss", PyUnicode_FSConverter, &path_obj, &prefix, &suffix))
+    return NULL;
+  /* Never dlclose'd: executables may call into it until the process ends. */
+  void *lib = dlopen(PyBytes_AS_STRING(path_obj), RTLD_NOW | RTLD_LOCAL);
+  Py_DECREF(path_obj);
+  if (lib == NULL) {
+    PyErr_Format(PyExc_OSError, "cannot load LAPACK: %s", dlerror());
+    return NULL;
+  }
+  static const char letters[4] = {'s', 'd', 'c', 'z'};
+  getrf_fn found[4];
+  for (int i = 0; i < 4; i++) {
+    char name[128];
+    snprintf(name, sizeof(name), "%s%cgetrf%s", prefix, letters[i], suffix);
+    found[i] = (getrf_fn)dlsym(lib, name);
+    if (found[i] == NULL) {
+      PyErr_Format(PyExc_OSError, "LAPACK library has no %s", name);
+      return NULL;
+    }
+  }
+  memcpy(getrf, found, sizeof(getrf));
+  Py_RETURN_NONE;
+}
+
+PyObject *ffi_set_dispatcher(PyObject *mod, PyObject *fn) {
+  (void)mod;
+  if (!PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "dispatcher must be callable");
+    return NULL;
+  }
+  Py_INCREF(fn);
+  Py_XSETREF(dispatcher, fn);
+  Py_RETURN_NONE;
+}
