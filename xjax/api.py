@@ -58,12 +58,13 @@ def _hashable_static(value, position):
 class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
-    __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts")
+    __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated")
 
-    def __init__(self, closed, out_tree):
+    def __init__(self, closed, out_tree, donated=None):
         self.closed = closed
         self.out_tree = out_tree
         self.compiled = None
+        self.donated = donated  # per flat input: donated by the caller (or None: none)
         self.call_jaxpr, self.call_consts = consts_as_args(closed)
 
 
@@ -94,13 +95,14 @@ class Lowered:
 
     def as_text(self, dialect: str = "stablehlo") -> str:
         if self._text is None:
-            from xjax.lowering.lower_jaxpr import lower_to_module
-            self._text = lower_to_module(self._entry.closed, self._name)[0]
+            from xjax.lowering.lower_jaxpr import lower_module
+            self._text = lower_module(self._entry.closed, self._name, self._entry.donated).text
         return self._text
 
     def compile(self) -> "Compiled":
         if self._entry.compiled is None:
-            self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name)
+            self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name,
+                                                        self._entry.donated)
         return Compiled(self._entry, self._in_tree)
 
     def __repr__(self):
@@ -138,7 +140,11 @@ class JitFunction:
         self._signature = _signature(fun)
         self._static_argnums, self._static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames)
-        self._donate_argnums = _as_tuple(donate_argnums)
+        self._donate_argnums, self._donate_argnames = _resolve_static(
+            self._signature, donate_argnums, donate_argnames)
+        _check_static_donate_disjoint(self._static_argnums, self._static_argnames,
+                                      self._donate_argnums, self._donate_argnames)
+        self._donate_key = (self._donate_argnums, self._donate_argnames)
         self._inline = inline
         self._cache = _cache_for(fun)
         self._name = getattr(fun, "__name__", "fun")
@@ -188,7 +194,7 @@ class JitFunction:
         flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(shaped_abstractify(x) for x in flat)
         key = (statics, in_tree, avals, config.jax_enable_x64,
-               config.jax_threefry_partitionable, self._donate_argnums)
+               config.jax_threefry_partitionable, self._donate_key)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, statics, dyn_args, dyn_kwargs, in_tree, avals)
@@ -212,7 +218,20 @@ class JitFunction:
 
         info = DebugInfo("jit", self._fun, self._arg_names(args, kwargs, dyn_args, dyn_kwargs))
         closed = trace_to_jaxpr(flat_fun, avals, info)
-        return _TraceEntry(closed, out_tree_box[0])
+        donated = None
+        if self._donate_argnums or self._donate_argnames:
+            donated = self._donation_vector(args, dyn_args, dyn_kwargs)
+        return _TraceEntry(closed, out_tree_box[0], donated)
+
+    def _donation_vector(self, args, dyn_args, dyn_kwargs):
+        """Per flat dynamic input: whether the caller donates it (JAX's donation_vector)."""
+        flags = []
+        positions = [i for i in range(len(args)) if i not in self._static_argnums]
+        for i, a in zip(positions, dyn_args, strict=True):
+            flags.extend([i in self._donate_argnums] * len(tree_flatten(a)[0]))
+        for k, v in dyn_kwargs.items():
+            flags.extend([k in self._donate_argnames] * len(tree_flatten(v)[0]))
+        return tuple(flags)
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
@@ -221,7 +240,8 @@ class JitFunction:
         if type(trace_ctx.trace) is _ROOT:
             compiled = entry.compiled
             if compiled is None:
-                compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name)
+                compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name,
+                                                                 entry.donated)
             return tree_unflatten(entry.out_tree, compiled(*flat))
         outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
@@ -283,8 +303,17 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
         A pure function of arrays (pytrees of arrays) returning arrays.
     static_argnums, static_argnames : int or str, or sequences of them
         Arguments that are hashable Python values baked into the trace; a new value retraces.
-    donate_argnums, donate_argnames :
-        Accepted; buffer donation is not performed yet (results are unaffected).
+    donate_argnums, donate_argnames : int or str, or sequences of them
+        Arguments whose buffers XLA may reuse for the results (each inferred from the other
+        through the signature, as in JAX). A donated input aliases an output of identical
+        shape and dtype; when one does, the Array passed is deleted by the call (using it
+        again raises ``RuntimeError: Array has been deleted ...``). Donations no output can
+        use warn ("Some donated buffers were not usable: ...") and leave the input alive.
+        A NumPy array or Python scalar passed there is copied to the device first and never
+        modified; an Array whose value is on the host is copied too and then deleted like
+        any donated Array. An Array whose memory a NumPy view shares (``np.asarray(x)`` on
+        the CPU) is not donated: XLA copies it and it stays alive. Donation applies to
+        top-level calls; under transformations (grad, vmap, an enclosing jit) it is ignored.
 
     Examples
     --------
@@ -380,6 +409,18 @@ def _resolve_static(signature, static_argnums, static_argnames):
             if p.name in names:
                 nums.add(i)
     return frozenset(nums), frozenset(names)
+
+
+def _check_static_donate_disjoint(static_nums, static_names, donate_nums, donate_names):
+    names = static_names & donate_names
+    if names:
+        raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                         f"names {set(names)} appear in both static_argnames and "
+                         "donate_argnames")
+    nums = static_nums & donate_nums
+    if nums:
+        raise ValueError(f"static_argnums {sorted(static_nums)} and donate_argnums "
+                         f"{sorted(donate_nums)} cannot intersect.")
 
 
 def _merge_args(n_args, static_map, dyn_args):

@@ -17,7 +17,12 @@ _DEFAULTS = {
     "xjax_eager_via_xla": False,
     # Type-check every jaxpr built by staging (pytest turns this on).
     "xjax_check_jaxprs": False,
+    # Persistent compilation cache (xjax/runtime/compilation_cache.py): off unless a
+    # directory is set; JAX's thresholds decide which programs are written.
     "jax_compilation_cache_dir": None,
+    "jax_enable_compilation_cache": True,
+    "jax_persistent_cache_min_compile_time_secs": 1.0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
     "jax_platforms": None,
     "jax_default_matmul_precision": None,
     "jax_numpy_rank_promotion": "allow",

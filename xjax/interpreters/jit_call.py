@@ -15,28 +15,51 @@ from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.lax.batch_rules import NeedsTrace
 from xjax.core.trace import set_current_trace
-from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_to_module
+from xjax.core.config import config
+from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_module
 from xjax.lowering.stablehlo import aval_type
 
 
 class CompiledFunction:
-    """An XLA executable for a closed jaxpr, with the constants passed as leading arguments."""
+    """An XLA executable for a closed jaxpr, with the constants passed as leading arguments.
 
-    __slots__ = ("executable", "const_args", "in_avals", "out_avals", "text")
+    ``donated`` lists the positions (among the jaxpr's inputs) whose buffers the program may
+    reuse: an Array passed there is deleted once XLA has taken its buffer.
+    """
 
-    def __init__(self, executable, const_args, in_avals, out_avals, text):
+    __slots__ = ("executable", "const_args", "in_avals", "out_avals", "text", "donated")
+
+    def __init__(self, executable, const_args, in_avals, out_avals, text, donated=()):
         self.executable = executable
         self.const_args = [_runtime_value(c, None) for c in const_args]
         self.in_avals = in_avals
         self.out_avals = out_avals
         self.text = text
+        self.donated = tuple(donated)
 
     def execute_flat(self, args):
         """Run on flat operands (Arrays, NumPy values, Python scalars); returns device
         buffers without waiting for the computation."""
+        if self.donated:
+            return self._execute_donating(args)
         values = self.const_args + [_runtime_value(a, aval)
                                     for a, aval in zip(args, self.in_avals, strict=True)]
         return self.executable.execute(values)
+
+    def _execute_donating(self, args):
+        values = [_runtime_value(a, aval) for a, aval in zip(args, self.in_avals, strict=True)]
+        donated_arrays = []
+        for i in self.donated:
+            x = args[i]
+            if type(x) is Array:
+                if x._buffer is None:  # a host value: donate a device copy of it
+                    values[i] = x._device_buffer()
+                donated_arrays.append(x)
+        outs = self.executable.execute(self.const_args + values)
+        for x in donated_arrays:  # XLA took the buffer (the runtime marked it deleted)
+            if x._buffer.is_deleted():
+                x.delete()
+        return outs
 
     def __call__(self, *args):
         buffers = self.execute_flat(args)
@@ -52,12 +75,51 @@ def _runtime_value(x, aval):
     return np.ascontiguousarray(np.asarray(x, dtype=dtype))
 
 
-def compile_closed_jaxpr(closed: ClosedJaxpr, name: str) -> CompiledFunction:
-    """Lower ``closed`` to StableHLO and compile it for the default device."""
+def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> CompiledFunction:
+    """Lower ``closed`` to StableHLO and compile it for the default device.
+
+    ``donated`` flags the inputs whose buffers the caller donates (``jit``'s
+    ``donate_argnums``); the persistent compilation cache is used when configured.
+    """
+    lowered = lower_module(closed, name, donated)
+    executable = compile_text(lowered.text)
+    n_consts = len(lowered.const_args)
+    if lowered.donated_args:
+        executable._set_donated(lowered.donated_args)
+    return CompiledFunction(executable, lowered.const_args, closed.in_avals, closed.out_avals,
+                            lowered.text, [i - n_consts for i in lowered.donated_args])
+
+
+def compile_text(text: str):
+    """Compile StableHLO text on the default client, through the persistent compilation
+    cache when ``jax_compilation_cache_dir`` is set."""
     from xjax.runtime import get_client
-    text, const_args = lower_to_module(closed, name)
-    executable = get_client().compile(text)
-    return CompiledFunction(executable, const_args, closed.in_avals, closed.out_avals, text)
+    client = get_client()
+    cache_dir = config.jax_compilation_cache_dir
+    if cache_dir is None or not config.jax_enable_compilation_cache:
+        return client.compile(text)
+    from xjax.runtime.compilation_cache import compile_or_load
+    return compile_or_load(
+        client, text, cache_dir, extra_key=_cache_key_extra(),
+        min_compile_time_secs=config.jax_persistent_cache_min_compile_time_secs,
+        min_entry_size_bytes=config.jax_persistent_cache_min_entry_size_bytes)
+
+
+def _cache_key_extra() -> str:
+    """What besides the program text a cached executable depends on: xjax's version and the
+    flags that change what a program means."""
+    global _XJAX_VERSION
+    if _XJAX_VERSION is None:
+        import importlib.metadata
+        try:
+            _XJAX_VERSION = importlib.metadata.version("xjax")
+        except importlib.metadata.PackageNotFoundError:
+            _XJAX_VERSION = "unknown"
+    return (f"xjax={_XJAX_VERSION};x64={config.jax_enable_x64};"
+            f"threefry_partitionable={config.jax_threefry_partitionable}")
+
+
+_XJAX_VERSION = None
 
 
 # -- the call primitive (named "jit" as JAX 0.10 prints it) --

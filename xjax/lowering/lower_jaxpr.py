@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -74,6 +76,70 @@ def lower_to_module(closed: ClosedJaxpr, name: str = "main_module"):
     Returns ``(text, const_args)``: the consts too large to embed, which the caller passes
     as the leading arguments of ``main``.
     """
+    lowered = lower_module(closed, name)
+    return lowered.text, lowered.const_args
+
+
+class LoweredModule:
+    """A lowered ``main``: its text, the consts passed as its leading arguments, and the
+    indices of ``main``'s arguments the program may reuse for its results (donation)."""
+
+    __slots__ = ("text", "const_args", "donated_args")
+
+    def __init__(self, text, const_args, donated_args):
+        self.text = text
+        self.const_args = const_args
+        self.donated_args = donated_args
+
+
+DONATION_FAQ = "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation."
+
+
+def donation_attributes(in_avals, out_avals, donated) -> list[str | None]:
+    """``main``'s argument attributes for the donated inputs, as JAX 0.10 sets them.
+
+    A donated input aliases the first unclaimed output of identical shape and dtype
+    (``tf.aliasing_output = N``); else one of equal element count lets XLA reuse it
+    (``jax.buffer_donor = true``); else it is unusable and JAX's UserWarning is emitted.
+    """
+    attrs: list[str | None] = [None] * len(in_avals)
+    if not any(donated):
+        return attrs
+    waiting: dict = {}
+    for i, (aval, d) in enumerate(zip(in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    matched_outputs = set()
+    for j, aval in enumerate(out_avals):
+        queue = waiting.get((aval.shape, aval.dtype))
+        if queue:
+            attrs[queue.pop(0)] = f"tf.aliasing_output = {j} : i32"
+            matched_outputs.add(j)
+    by_size: dict = {}
+    for j, aval in enumerate(out_avals):
+        if j not in matched_outputs:
+            by_size.setdefault(aval.size, []).append(j)
+    unusable = []
+    for i, (aval, d) in enumerate(zip(in_avals, donated, strict=True)):
+        if d and attrs[i] is None:
+            if by_size.get(aval.size):
+                by_size[aval.size].pop(0)
+                attrs[i] = "jax.buffer_donor = true"
+            else:
+                unusable.append(aval.str_short())
+    if unusable:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
+                      f"{DONATION_FAQ}", UserWarning, stacklevel=2)
+    return attrs
+
+
+def lower_module(closed: ClosedJaxpr, name: str = "main_module",
+                 donated=None) -> LoweredModule:
+    """Lower a closed jaxpr to a module whose ``main`` takes (large consts..., invars...).
+
+    ``donated`` flags the invars the caller donates (``jit``'s ``donate_argnums``); see
+    :func:`donation_attributes`.
+    """
     jaxpr = closed.jaxpr
     module = ModuleBuilder(f"jit_{name}")
     embedded, passed, passed_vars = [], [], []
@@ -93,4 +159,11 @@ def lower_to_module(closed: ClosedJaxpr, name: str = "main_module"):
     outs = lower_jaxpr_body(fb, jaxpr, [const_names[v] for v in jaxpr.constvars],
                             fb.args[len(passed_vars):])
     fb.ret(outs)
-    return module.text(), passed
+    donated_args = ()
+    if donated is not None and any(donated):
+        attrs = donation_attributes([v.aval for v in jaxpr.invars],
+                                    [v.aval for v in jaxpr.outvars], donated)
+        n = len(passed_vars)
+        fb.arg_attrs[n:] = attrs
+        donated_args = tuple(n + i for i, a in enumerate(attrs) if a is not None)
+    return LoweredModule(module.text(), passed, donated_args)

@@ -88,6 +88,7 @@ class FunctionBuilder:
         self.visibility = visibility
         self.arg_types = list(arg_types)
         self.args = [f"%arg{i}" for i in range(len(self.arg_types))]
+        self.arg_attrs: list[str | None] = [None] * len(self.arg_types)  # e.g. donation
         self.types = dict(zip(self.args, self.arg_types, strict=True))
         self.lines: list[str] = []
         self.result_types: list[str] = []
@@ -170,7 +171,9 @@ class FunctionBuilder:
         self.lines.append(f'{self._indent}"func.return"({", ".join(values)}) : ({types}) -> ()')
 
     def text(self) -> str:
-        args = ", ".join(f"{a}: {t}" for a, t in zip(self.args, self.arg_types, strict=True))
+        args = ", ".join(f"{a}: {t}" + (f" {{{attr}}}" if attr else "")
+                         for a, t, attr in zip(self.args, self.arg_types, self.arg_attrs,
+                                               strict=True))
         results = ", ".join(self.result_types)
         head = f"  func.func {self.visibility} @{self.name}({args}) -> ({results}) {{"
         return "\n".join([head, *self.lines, "  }"])

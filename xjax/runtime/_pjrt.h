@@ -121,5 +121,6 @@ PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds);
 PyObject *ffi_register_target(PyObject *mod, PyObject *args);
 PyObject *ffi_load_lapack(PyObject *mod, PyObject *args);
 PyObject *ffi_set_dispatcher(PyObject *mod, PyObject *fn);
+PyObject *Client_deserialize_executable(ClientObject *self, PyObject *args, PyObject *kwds);
 
 #endif /* XJAX_RUNTIME_PJRT_H_ */

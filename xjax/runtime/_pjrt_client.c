@@ -491,6 +491,9 @@ static PyObject *Client_sweep(ClientObject *self, PyObject *wait) {
 static PyMethodDef Client_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))Client_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(code, compile_options, format='mlir') -> Executable"},
+    {"deserialize_executable",
+     (PyCFunction)(void (*)(void))Client_deserialize_executable, METH_VARARGS | METH_KEYWORDS,
+     "deserialize_executable(data, compile_options=None) -> Executable (from serialize())"},
     {"buffer_from_numpy", (PyCFunction)(void (*)(void))Client_buffer_from_numpy,
      METH_FASTCALL | METH_KEYWORDS,
      "buffer_from_numpy(array, device=None, may_alias=False) -> DeviceBuffer\n\n"

@@ -15,6 +15,8 @@ typedef struct {
   PyObject *name;
   PyObject *fingerprint;
   PJRT_ExecuteOptions options;
+  char *donated;         /* per argument: the module lets XLA reuse it (NULL: none) */
+  Py_ssize_t ndonated_args; /* length of `donated` */
 } ExecutableObject;
 
 static void Executable_dealloc(ExecutableObject *self) {
@@ -30,6 +32,7 @@ static void Executable_dealloc(ExecutableObject *self) {
   PyMem_Free(self->out_ptypes);
   Py_XDECREF(self->name);
   Py_XDECREF(self->fingerprint);
+  PyMem_Free(self->donated);
   Py_XDECREF(self->client);
   PyObject_Free(self);
 }
@@ -140,6 +143,8 @@ done:;
   return rc;
 }
 
+static PyObject *wrap_loaded_executable(ClientObject *self, PJRT_LoadedExecutable *loaded);
+
 PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"code", "compile_options", "format", NULL};
   PyObject *code;
@@ -176,16 +181,21 @@ PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
   Py_END_ALLOW_THREADS
   PyBuffer_Release(&opts);
   if (err != NULL) return raise_error(api, err);
+  return wrap_loaded_executable(self, a.executable);
+}
 
+/* Wraps a loaded executable (owning it from now on) and reads its metadata. */
+static PyObject *wrap_loaded_executable(ClientObject *self, PJRT_LoadedExecutable *loaded) {
+  const PJRT_Api *api = self->api;
   ExecutableObject *exe = PyObject_New(ExecutableObject, &ExecutableType);
   if (exe == NULL) {
-    ARGS(PJRT_LoadedExecutable_Destroy, .executable = a.executable);
+    ARGS(PJRT_LoadedExecutable_Destroy, .executable = loaded);
     destroy_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
     return NULL;
   }
   Py_INCREF(self);
   exe->client = self;
-  exe->exe = a.executable;
+  exe->exe = loaded;
   exe->dev_index = 0;
   exe->num_outputs = 0;
   exe->out_ptypes = NULL;
@@ -193,6 +203,8 @@ PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
   exe->out_dtypes = NULL;
   exe->name = NULL;
   exe->fingerprint = NULL;
+  exe->donated = NULL;
+  exe->ndonated_args = 0;
   memset(&exe->options, 0, sizeof(exe->options));
   exe->options.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE;
   if (read_executable_metadata(exe) < 0) {
@@ -200,6 +212,105 @@ PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
     return NULL;
   }
   return (PyObject *)exe;
+}
+
+/* Client.deserialize_executable(data, compile_options=None): the inverse of
+ * Executable.serialize(), for the same plugin build only. */
+PyObject *Client_deserialize_executable(ClientObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"data", "compile_options", NULL};
+  Py_buffer data = {0}, opts = {0};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|z*", kwlist, &data, &opts)) return NULL;
+  const PJRT_Api *api = self->api;
+  if (!HAS_FN(api, PJRT_Executable_DeserializeAndLoad)) {
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&opts);
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "this PJRT plugin cannot deserialize executables");
+    return NULL;
+  }
+  ARGS(PJRT_Executable_DeserializeAndLoad, .client = self->client,
+       .serialized_executable = data.buf, .serialized_executable_size = (size_t)data.len,
+       .overridden_serialized_compile_options = opts.buf,
+       .overridden_serialized_compile_options_size = opts.buf ? (size_t)opts.len : 0);
+  PJRT_Error *err;
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Executable_DeserializeAndLoad(&a);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  PyBuffer_Release(&opts);
+  if (err != NULL) return raise_error(api, err);
+  return wrap_loaded_executable(self, a.loaded_executable);
+}
+
+static PyObject *Executable_serialize(ExecutableObject *self, PyObject *unused) {
+  (void)unused;
+  const PJRT_Api *api = self->client->api;
+  if (!HAS_FN(api, PJRT_Executable_Serialize)) {
+    PyErr_SetString(PyExc_NotImplementedError, "this PJRT plugin cannot serialize executables");
+    return NULL;
+  }
+  PJRT_Error *err;
+  ARGS(PJRT_LoadedExecutable_GetExecutable, .loaded_executable = self->exe);
+  if ((err = api->PJRT_LoadedExecutable_GetExecutable(&a)) != NULL)
+    return raise_error(api, err);
+  PJRT_Executable_Serialize_Args s = {.struct_size = PJRT_Executable_Serialize_Args_STRUCT_SIZE,
+                                      .executable = a.executable};
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Executable_Serialize(&s);
+  Py_END_ALLOW_THREADS
+  PyObject *out = NULL;
+  if (err != NULL) {
+    raise_error(api, err);
+  } else {
+    out = PyBytes_FromStringAndSize(s.serialized_bytes, (Py_ssize_t)s.serialized_bytes_size);
+    if (s.serialized_executable_deleter != NULL)
+      s.serialized_executable_deleter(s.serialized_executable);
+  }
+  PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                    .executable = a.executable};
+  destroy_error(api, api->PJRT_Executable_Destroy(&d));
+  return out;
+}
+
+/* Executable._set_donated(indices): the arguments the module lets XLA reuse
+ * (tf.aliasing_output / jax.buffer_donor). execute() then donates DeviceBuffers
+ * passed there (deleting them) and copies, never aliases, numpy values there. */
+static PyObject *Executable_set_donated(ExecutableObject *self, PyObject *indices) {
+  PyObject *seq = PySequence_Fast(indices, "_set_donated() takes a sequence of ints");
+  if (seq == NULL) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), top = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t v = PyLong_AsSsize_t(PySequence_Fast_ITEMS(seq)[i]);
+    if (v < 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "negative argument index");
+      Py_DECREF(seq);
+      return NULL;
+    }
+    if (v + 1 > top) top = v + 1;
+  }
+  char *mask = top ? PyMem_Calloc((size_t)top, 1) : NULL;
+  if (top && mask == NULL) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) mask[PyLong_AsSsize_t(PySequence_Fast_ITEMS(seq)[i])] = 1;
+  Py_DECREF(seq);
+  PyMem_Free(self->donated);
+  self->donated = mask;
+  self->ndonated_args = top;
+  Py_RETURN_NONE;
+}
+
+/* Whether PJRT deleted (took) `b` during the call: donation succeeded. */
+static int pjrt_buffer_is_deleted(const PJRT_Api *api, PJRT_Buffer *b) {
+  if (!HAS_FN(api, PJRT_Buffer_IsDeleted)) return 1;
+  ARGS(PJRT_Buffer_IsDeleted, .buffer = b);
+  PJRT_Error *err = api->PJRT_Buffer_IsDeleted(&a);
+  if (err != NULL) {
+    destroy_error(api, err);
+    return 0;
+  }
+  return a.is_deleted;
 }
 
 static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
@@ -213,16 +324,21 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
   PJRT_Buffer *arg_stack[STACK_ARGS], *out_stack[STACK_ARGS];
   PyObject *held_stack[STACK_ARGS];
   char temp_stack[STACK_ARGS];
+  int64_t keep_stack[STACK_ARGS];
   PJRT_Buffer **argv = arg_stack, **outv = out_stack;
   PyObject **held = held_stack;
-  char *temp = temp_stack;
+  char *temp = temp_stack; /* 0: caller's DeviceBuffer, 1: uploaded, 2: donated buffer */
+  int64_t *keep = keep_stack; /* donatable arguments that must not be donated this time */
+  size_t nkeep = 0;
+  int executed = 0;
   PyObject *result = NULL;
   Py_ssize_t nheld = 0, i;
   if (nargs > STACK_ARGS) {
     argv = PyMem_Malloc(sizeof(PJRT_Buffer *) * (size_t)nargs);
     held = PyMem_Malloc(sizeof(PyObject *) * (size_t)nargs);
     temp = PyMem_Malloc((size_t)nargs);
-    if (!argv || !held || !temp) {
+    keep = PyMem_Malloc(sizeof(int64_t) * (size_t)nargs);
+    if (!argv || !held || !temp || !keep) {
       PyErr_NoMemory();
       goto cleanup;
     }
@@ -241,6 +357,7 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       goto cleanup;
     }
     PyObject *x = PySequence_Fast_ITEMS(seq)[i];
+    int donatable = i < self->ndonated_args && self->donated[i];
     if (Py_TYPE(x) == &BufferType) {
       BufferObject *b = (BufferObject *)x;
       if (b->deleted) {
@@ -249,21 +366,45 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
         goto cleanup;
       }
       argv[i] = b->buf;
-      b->inflight++;
       temp[i] = 0;
+      if (donatable) {
+        /* Never donate memory a numpy view shares, or a buffer another call uses. */
+        if (b->exported || b->extref || b->inflight > 0)
+          keep[nkeep++] = i;
+        else
+          temp[i] = 2;
+      }
+      b->inflight++;
     } else {
       int ptype;
-      argv[i] = upload(c, x, self->dev_index, 1, &ptype, NULL);
+      /* A donated numpy value is copied: XLA may write the result into it. */
+      argv[i] = upload(c, x, self->dev_index, !donatable, &ptype, NULL);
       if (argv[i] == NULL) goto cleanup;
       temp[i] = 1;
     }
     Py_INCREF(x); /* the list may change while the GIL is released */
     held[nheld++] = x;
   }
+  /* A buffer passed twice is never donated (PJRT refuses to donate it). */
+  for (i = 0; i < nargs; i++) {
+    if (temp[i] != 2) continue;
+    for (Py_ssize_t j = 0; j < nargs; j++) {
+      if (j != i && argv[j] == argv[i]) {
+        temp[i] = 0;
+        keep[nkeep++] = i;
+        break;
+      }
+    }
+  }
   {
+    PJRT_ExecuteOptions options = self->options;
+    if (nkeep > 0) {
+      options.non_donatable_input_indices = keep;
+      options.num_non_donatable_input_indices = nkeep;
+    }
     PJRT_Buffer *const *arg_lists[1] = {argv};
     PJRT_Buffer **out_lists[1] = {outv};
-    ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &self->options,
+    ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &options,
          .argument_lists = arg_lists, .num_devices = 1, .num_args = (size_t)nargs,
          .output_lists = out_lists);
     PJRT_Error *err;
@@ -278,6 +419,7 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       raise_error(api, err);
       goto cleanup;
     }
+    executed = 1;
   }
   result = PyList_New(nout);
   if (result == NULL) {
@@ -312,11 +454,21 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
 cleanup:
   /* Uploaded temporaries: PJRT keeps their memory until the run is done. */
   for (i = 0; i < nheld; i++) {
-    if (temp[i]) {
+    if (temp[i] == 1) {
       ARGS(PJRT_Buffer_Destroy, .buffer = argv[i]);
       destroy_error(api, api->PJRT_Buffer_Destroy(&a));
     } else {
-      ((BufferObject *)held[i])->inflight--;
+      BufferObject *b = (BufferObject *)held[i];
+      b->inflight--;
+      if (temp[i] == 2 && executed && !b->deleted && pjrt_buffer_is_deleted(api, b->buf)) {
+        /* XLA took it: the DeviceBuffer is deleted, as after delete(). */
+        b->deleted = 1;
+        if (b->inflight == 0) {
+          ARGS(PJRT_Buffer_Destroy, .buffer = b->buf);
+          b->buf = NULL;
+          destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+        }
+      }
     }
     Py_DECREF(held[i]);
   }
@@ -324,6 +476,7 @@ cleanup:
     PyMem_Free(argv);
     PyMem_Free(held);
     PyMem_Free(temp);
+    PyMem_Free(keep);
   }
   if (outv != out_stack) PyMem_Free(outv);
   Py_DECREF(seq);
@@ -386,6 +539,11 @@ static PyMethodDef Executable_methods[] = {
      "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
      "arguments; returns at once (asynchronous). Numpy arguments must not be mutated "
      "until the results are ready."},
+    {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,
+     "serialize() -> bytes: the compiled program, for Client.deserialize_executable on the "
+     "same plugin build."},
+    {"_set_donated", (PyCFunction)Executable_set_donated, METH_O,
+     "_set_donated(indices): arguments whose buffers the program may reuse for results."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef Executable_members[] = {
