@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from xjax.core.config import config
+from xjax.core.stubs import not_implemented
 from xjax.core.pytree import tree_map
 
 
@@ -140,9 +141,12 @@ def print_environment_info(return_string: bool = False):
     print(text)
 
 
-def live_arrays(platform=None):
+def _live_arrays(platform=None):
     """Not tracked: xjax arrays are ordinary Python objects freed by reference counting."""
-    raise NotImplementedError("xjax does not track live arrays; use gc or tracemalloc")
+
+
+live_arrays = not_implemented("live_arrays", "xjax does not track live arrays; use gc or "
+                              "tracemalloc", like=_live_arrays)
 
 
 def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):

@@ -6,6 +6,7 @@ parameter initializers, as in ``jax.nn``.
 Array([0., 2.], dtype=float32)
 """
 
+from xjax.core.stubs import not_implemented
 from xjax.nn import initializers  # noqa: F401
 from xjax.nn.attention import dot_product_attention  # noqa: F401
 from xjax.nn.functions import (celu, elu, gelu, glu, hard_sigmoid, hard_silu,  # noqa: F401
@@ -17,12 +18,8 @@ from xjax.nn.functions import (celu, elu, gelu, glu, hard_sigmoid, hard_silu,  #
 
 
 def _scaled_unsupported(name):
-    def fn(*args, **kwargs):
-        raise NotImplementedError(f"xjax.nn.{name} (block-scaled low-precision matmul for "
-                                  "cuDNN) is not supported")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Not supported: ``jax.nn.{name}`` needs cuDNN's block-scaled matmul."
-    return fn
+    return not_implemented(name, f"xjax.nn.{name} (block-scaled low-precision matmul for "
+                                 "cuDNN) is not supported")
 
 
 scaled_matmul = _scaled_unsupported("scaled_matmul")

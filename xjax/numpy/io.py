@@ -9,6 +9,7 @@ import numpy as np
 
 import xjax.numpy as jnp
 from xjax.core.array import Array
+from xjax.core.stubs import not_implemented
 
 ComplexWarning = np.exceptions.ComplexWarning
 
@@ -53,14 +54,9 @@ _IMPURE = ("jnp.{name}() is not implemented because it may be non-pure and thus 
            "-not-supported")
 
 
-def fromfile(*args, **kwargs):
-    """Not supported (impure): read with ``numpy.fromfile`` and convert."""
-    raise NotImplementedError(_IMPURE.format(name="fromfile"))
-
-
-def fromiter(*args, **kwargs):
-    """Not supported (impure): build with ``numpy.fromiter`` and convert."""
-    raise NotImplementedError(_IMPURE.format(name="fromiter"))
+# As in JAX, which defines both names only to raise this.
+fromfile = not_implemented("fromfile", _IMPURE.format(name="fromfile"), jax_too=True)
+fromiter = not_implemented("fromiter", _IMPURE.format(name="fromiter"), jax_too=True)
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):

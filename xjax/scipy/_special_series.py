@@ -15,6 +15,7 @@ import numpy as np
 
 from xjax import lax
 from xjax import numpy as jnp
+from xjax.core.stubs import not_implemented
 from xjax.custom_derivatives import custom_jvp
 from xjax.numpy._promotion import promote_args_inexact
 from xjax.scipy._special_normal import computes_in_float32, float32_or_64
@@ -401,10 +402,13 @@ def hyp1f1(a, b, x):
     return (scale * series).astype(x.dtype)
 
 
-def hyp2f1(a, b, c, x):
+def _hyp2f1(a, b, c, x):
     """Gauss's hypergeometric function ``2F1(a, b; c; x)``: not supported yet (its analytic
     continuation beyond the disk of convergence needs the degenerate-case transformations)."""
-    raise NotImplementedError("xjax.scipy.special.hyp2f1 is not implemented yet")
+
+
+hyp2f1 = not_implemented("hyp2f1", "xjax.scipy.special.hyp2f1 is not implemented yet",
+                         like=_hyp2f1)
 
 
 # --------------------------------------------------------------------------------------------

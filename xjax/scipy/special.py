@@ -26,6 +26,7 @@ import numpy as np
 from xjax import lax
 from xjax import numpy as jnp
 from xjax.core import dtypes
+from xjax.core.stubs import not_implemented
 from xjax.custom_derivatives import custom_jvp
 from xjax.nn.functions import log_softmax as _nn_log_softmax
 from xjax.nn.functions import logsumexp as _logsumexp
@@ -723,15 +724,18 @@ def bernoulli(n: int):
     return jnp.asarray(values, dtype=dtypes.default_float_dtype())
 
 
-def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+def _sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     """Spherical harmonics: not supported yet (complex associated Legendre functions)."""
-    raise NotImplementedError("xjax.scipy.special.sph_harm_y is not implemented yet")
 
 
-def wofz(z):
+def _wofz(z):
     """The Faddeeva function ``exp(-z**2) erfc(-i z)``: not supported yet (complex)."""
-    raise NotImplementedError("xjax.scipy.special.wofz is not implemented yet (complex "
-                              "arguments)")
+
+
+sph_harm_y = not_implemented("sph_harm_y", "xjax.scipy.special.sph_harm_y is not implemented "
+                             "yet", like=_sph_harm_y)
+wofz = not_implemented("wofz", "xjax.scipy.special.wofz is not implemented yet (complex "
+                       "arguments)", like=_wofz)
 
 
 # --------------------------------------------------------------------------------------------
