@@ -21,6 +21,8 @@ from xjax.mapping import vmap  # noqa: F401
 from xjax.utilities import *  # noqa: F401,F403
 from xjax.core.dtypes import float0  # noqa: F401
 from xjax import debug, dtypes, tree  # noqa: F401
+from xjax.callback import pure_callback  # noqa: F401
+from xjax import experimental  # noqa: F401
 from xjax.custom_derivatives import (checkpoint, checkpoint_policies, custom_jvp,  # noqa: F401
                                      custom_vjp, linear_transpose, remat)
 from xjax.runtime import default_backend, devices  # noqa: F401

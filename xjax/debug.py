@@ -1,52 +1,88 @@
-"""``xjax.debug``: printing and callbacks for debugging.
+"""``xjax.debug``: printing and callbacks for debugging, eagerly and inside ``jit``.
 
-Eagerly these run at once. Inside ``jit`` (and other staging transformations) they need
-host callbacks from compiled code, which xjax does not support yet: they raise
-NotImplementedError instead of printing tracers or printing once at trace time.
+Both go through the ``debug_callback`` primitive (xjax/callback.py): eagerly it calls at
+once; under ``jit`` it is a host callback from the compiled program (an XLA FFI custom call),
+so values print when the program runs, once per call; under ``vmap`` once per batch element.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from xjax.core.pytree import tree_leaves, tree_map
-from xjax.core.trace import Tracer
+import string
 
 
-def _check_concrete(args, what):
-    for leaf in tree_leaves(args):
-        if isinstance(leaf, Tracer) and leaf.to_concrete_value() is None:
-            raise NotImplementedError(
-                f"xjax.debug.{what} inside jit/vmap needs host callbacks from compiled code, "
-                "which xjax does not support yet; call it outside the transformation, or use "
-                "xjax.disable_jit() while debugging")
+def _format_print(fmt, has_placeholders, *args, **kwargs):
+    if has_placeholders:
+        msg = fmt.format(*args, **kwargs)
+    else:
+        msg = " ".join((fmt, *(str(a) for a in args)))
+    import sys
+    sys.stdout.write(msg + "\n")
 
 
-def _concrete(leaf):
-    if isinstance(leaf, Tracer):
-        return np.asarray(leaf.to_concrete_value())
-    return np.asarray(leaf) if hasattr(leaf, "__array__") else leaf
+class _PrintCallback:
+    """``fmt`` as a hashable callback (so retracing reuses the compiled program)."""
+
+    __slots__ = ("fmt", "has_placeholders")
+
+    def __init__(self, fmt, has_placeholders):
+        self.fmt = fmt
+        self.has_placeholders = has_placeholders
+
+    def __call__(self, *args, **kwargs):
+        _format_print(self.fmt, self.has_placeholders, *args, **kwargs)
+
+    def __eq__(self, other):
+        return type(other) is _PrintCallback and (self.fmt, self.has_placeholders) == (
+            other.fmt, other.has_placeholders)
+
+    def __hash__(self):
+        return hash((_PrintCallback, self.fmt, self.has_placeholders))
+
+    def __repr__(self):
+        return f"print({self.fmt!r})"
 
 
 def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001
-    """Print ``fmt.format(*args, **kwargs)`` with array values.
+    """Print ``fmt.format(*args, **kwargs)`` with array values, also from compiled code.
+
+    Parameters
+    ----------
+    fmt : str
+        A ``str.format`` string (not an f-string: formatting happens when the values are
+        known). Without placeholders the values are appended, separated by spaces.
+    *args, **kwargs
+        Pytrees of arrays to format.
+    ordered : bool
+        Keep program order among ordered prints and callbacks.
 
     Examples
     --------
     >>> import xjax, xjax.numpy as jnp
     >>> xjax.debug.print("x = {}", jnp.arange(3))
     x = [0 1 2]
+    >>> @xjax.jit
+    ... def f(x):
+    ...     xjax.debug.print("x + 1 = {y}", y=x + 1)
+    ...     return x
+    >>> _ = f(jnp.arange(3))
+    x + 1 = [1 2 3]
     """
-    _check_concrete((args, kwargs), "print")
-    args, kwargs = tree_map(_concrete, (args, kwargs))
-    import builtins
-    builtins.print(fmt.format(*args, **kwargs))
+    has_placeholders = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
+    callback(_PrintCallback(fmt, has_placeholders), *args, ordered=ordered, **kwargs)
 
 
 def callback(fun, *args, ordered: bool = False, **kwargs) -> None:
-    """Call ``fun`` on the (concrete) values of ``args`` for its side effects."""
-    _check_concrete((args, kwargs), "callback")
-    fun(*tree_map(_concrete, args), **tree_map(_concrete, kwargs))
+    """Call ``fun(*args, **kwargs)`` on the values of the arguments for its side effects,
+    eagerly or from compiled code (its return value is ignored).
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.jit(lambda x: xjax.debug.callback(lambda v: print("got", v), x))(jnp.ones(2))
+    got [1. 1.]
+    """
+    from xjax.callback import debug_callback
+    debug_callback(fun, *args, ordered=ordered, **kwargs)
 
 
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,

@@ -97,6 +97,8 @@ NO_RECORD = {
     **{name: "holds a user function and rule: tested in "
              "tests/interpreters/test_custom_derivatives.py"
        for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
+    **{name: "holds a user's Python function: tested in tests/test_callbacks.py"
+       for name in ("pure_callback", "io_callback", "debug_callback")},
 }
 
 
