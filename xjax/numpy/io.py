@@ -1,6 +1,6 @@
 """Reading, writing and printing arrays through NumPy: ``frombuffer``, ``fromstring``,
-``save``, ``savez``, ``load``, ``array_repr``, ``array_str``; ``fromfile`` and ``fromiter``
-raise, as in JAX (they may be impure under transformations).
+``save``, ``savez``, ``load``, ``from_dlpack``, ``array_repr``, ``array_str``; ``fromfile``
+and ``fromiter`` raise, as in JAX (they may be impure under transformations).
 """
 
 from __future__ import annotations
@@ -59,6 +59,53 @@ fromfile = not_implemented("fromfile", _IMPURE.format(name="fromfile"), jax_too=
 fromiter = not_implemented("fromiter", _IMPURE.format(name="fromiter"), jax_too=True)
 
 
+def from_dlpack(x, /, *, device=None, copy: bool | None = None):
+    """An Array from an object exporting DLPack (``__dlpack__`` and ``__dlpack_device__``):
+    NumPy arrays, xjax Arrays, and host tensors of other libraries.
+
+    Parameters
+    ----------
+    x : object
+        The exporter. Its dtype is canonicalized as by :func:`asarray` (float64 becomes
+        float32 with 64-bit types disabled).
+    device : Device, optional
+        Where to place the result (default: the default device).
+    copy : bool, optional
+        Passed to ``numpy.from_dlpack``: True always copies, False never does (raising
+        where a copy is needed). Arrays are immutable, so an Array is returned as is.
+
+    Returns
+    -------
+    Array
+
+    Raises
+    ------
+    TypeError
+        If ``x`` has no ``__dlpack__`` or ``__dlpack_device__`` method.
+    BufferError
+        If the exporter's memory is not on the host (the importer is NumPy's).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xjax.numpy as jnp
+    >>> jnp.from_dlpack(np.arange(3.0))
+    Array([0., 1., 2.], dtype=float32)
+    """
+    if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
+        raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
+                        "__dlpack_device__ methods.")
+    if isinstance(x, Array):
+        out = x
+    else:
+        kwargs = {} if copy is None else {"copy": copy}
+        out = jnp.asarray(np.from_dlpack(x, **kwargs))
+    if device is not None:
+        import xjax  # the placement API sits above the numpy layer
+        out = xjax.device_put(out, device)
+    return out
+
+
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     """The repr of an array (``Array([...], dtype=...)`` for xjax arrays)."""
     if isinstance(arr, Array):
@@ -72,4 +119,4 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
 
 
 __all__ = ["ComplexWarning", "save", "savez", "load", "frombuffer", "fromstring",
-           "fromfile", "fromiter", "array_repr", "array_str"]
+           "fromfile", "fromiter", "from_dlpack", "array_repr", "array_str"]
