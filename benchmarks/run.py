@@ -2,12 +2,16 @@
 
 Each implementation runs in its own process; rounds are interleaved (xjax, jax, numpy,
 xjax, ...) so drift in the machine affects all alike. Each round times every workload with
-an automatically sized inner loop and reports the best-of-inner median; the table shows the
-median over rounds and the ratio to JAX.
+an automatically sized inner loop and reports the median of its samples; the table shows the
+median over rounds and the ratio to JAX. Before the rounds, the machine's float32 peak
+(NumPy sgemm) and memory bandwidth (NumPy copy) are measured; workloads that declare their
+work (workloads.WORK) are reported as a rate beside that peak.
 
-    python benchmarks/run.py            # full
-    python benchmarks/run.py --quick    # fewer rounds
+    python benchmarks/run.py            # full: 5 rounds of 5 samples each
+    python benchmarks/run.py --quick    # 3 rounds of 3 samples, smaller budgets (< 3 min)
     python benchmarks/run.py --only jit_call_4,eager_exp_4
+
+The machine is shared: note its load (printed at the end) beside any numbers you quote.
 """
 
 import argparse
@@ -48,10 +52,10 @@ class Namespace:
             self.block = lambda x: x
 
 
-def time_callable(fn, budget=0.2):
-    """Median seconds per call over several batches sized to take ~budget/5 each."""
-    fn()
-    fn()
+def time_callable(fn, budget=0.2, samples=5, warmup=2):
+    """Median seconds per call over `samples` batches sized to take ~budget/5 each."""
+    for _ in range(warmup):
+        fn()
     number, elapsed = 1, 0.0
     while True:
         start = time.perf_counter()
@@ -61,16 +65,16 @@ def time_callable(fn, budget=0.2):
         if elapsed > budget / 5 or number > 1_000_000:
             break
         number *= 4
-    samples = []
-    for _ in range(5):
+    times = []
+    for _ in range(samples):
         start = time.perf_counter()
         for _ in range(number):
             fn()
-        samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
+        times.append((time.perf_counter() - start) / number)
+    return statistics.median(times)
 
 
-def worker(impl, names):
+def worker(impl, names, quick=False):
     sys.path.insert(0, HERE)
     from workloads import WORKLOADS
     ns = Namespace(impl)
@@ -80,7 +84,10 @@ def worker(impl, names):
         if needs_jit and ns.jit is None:
             continue
         try:
-            results[name] = time_callable(setup(ns))
+            if quick:
+                results[name] = time_callable(setup(ns), budget=0.05, samples=3, warmup=1)
+            else:
+                results[name] = time_callable(setup(ns))
         except Exception as e:  # report, don't hide: the table shows the error
             results[name] = f"error: {type(e).__name__}: {e}"[:200]
     print(json.dumps(results))
@@ -95,7 +102,8 @@ def available(impl):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 rounds of 3 samples instead of 5 of 5, smaller budgets")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--only", default="", help="comma-separated workload names")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -104,16 +112,19 @@ def main():
     from workloads import WORKLOADS
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
     if args.worker:
-        worker(args.worker, names)
+        worker(args.worker, names, args.quick)
         return
+    started = time.perf_counter()
     rounds = args.rounds or (3 if args.quick else 5)
     impls = [i for i in IMPLS if available(i)]
+    peaks = machine_peaks(args.quick)
     times = {(i, n): [] for i in impls for n in names}
     errors = {}
     for r in range(rounds):
         for impl in impls:
-            out = subprocess.run([sys.executable, __file__, "--worker", impl, "--only",
-                                  ",".join(names)], capture_output=True, text=True)
+            cmd = [sys.executable, __file__, "--worker", impl, "--only", ",".join(names)]
+            out = subprocess.run(cmd + (["--quick"] if args.quick else []),
+                                 capture_output=True, text=True)
             if out.returncode != 0:
                 errors[impl] = out.stderr.strip().splitlines()[-1:] if out.stderr else "failed"
                 continue
@@ -123,9 +134,9 @@ def main():
                 else:
                     times[(impl, name)].append(value)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
-    print(f"{'workload':24s}" + "".join(f"{i:>14s}" for i in impls) + "  xjax/jax")
+    print(f"{'workload':28s}" + "".join(f"{i:>14s}" for i in impls) + "  xjax/jax")
     for name in names:
-        row = f"{name:24s}"
+        row = f"{name:28s}"
         med = {}
         for impl in impls:
             samples = times[(impl, name)]
@@ -139,6 +150,49 @@ def main():
         print(row)
     for key, message in errors.items():
         print(f"error {key}: {message}")
+    print_rates(names, impls, times, peaks)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    print(f"{rounds} rounds in {time.perf_counter() - started:.0f} s on {os.cpu_count()} "
+          f"cores; load average at the end {', '.join(f'{v:.1f}' for v in load or ())}")
+
+
+def machine_peaks(quick):
+    """(float32 GFLOP/s of a NumPy sgemm, GB/s of a NumPy copy counting read + write):
+    best of several repeats, measured in this process between no other work."""
+    import numpy as np
+    n = 3000  # matmul_3000_f32's product, so its rate compares like with like
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    gemm = min(_timed(lambda: a @ a.T) for _ in range(3 if quick else 5))
+    src = np.ones(32 << 20, np.float32)  # 128 MiB
+    dst = np.empty_like(src)
+    np.copyto(dst, src)
+    copy = min(_timed(lambda: np.copyto(dst, src)) for _ in range(5 if quick else 10))
+    return 2 * n**3 / gemm / 1e9, 2 * src.nbytes / copy / 1e9
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def print_rates(names, impls, times, peaks):
+    from workloads import WORK
+    gflops, gbytes = peaks
+    print(f"machine peak: {gflops:.1f} GFLOP/s float32 (NumPy sgemm), {gbytes:.1f} GB/s "
+          "memory (NumPy copy, read + write)")
+    for name in names:
+        if name not in WORK:
+            continue
+        kind, amount = WORK[name]
+        peak, unit = (gflops, "GFLOP/s") if kind == "flop" else (gbytes, "GB/s")
+        parts = []
+        for impl in impls:
+            if times[(impl, name)]:
+                rate = amount / statistics.median(times[(impl, name)]) / 1e9
+                parts.append(f"{impl} {rate:.1f} {unit} ({100 * rate / peak:.0f}% of peak)")
+        if parts:
+            print(f"  {name}: " + ", ".join(parts))
 
 
 def _fmt(seconds):

@@ -8,11 +8,18 @@ result). A workload that an implementation cannot run returns None for it.
 import numpy as np
 
 WORKLOADS = {}
+# name -> ("flop" or "byte", count per call): run.py prints the achieved rate beside the
+# machine's measured peak (NumPy sgemm, NumPy copy).
+WORK = {}
 
 
-def workload(name, needs_jit=False):
+def workload(name, needs_jit=False, flops=None, bytes_moved=None):
     def register(setup):
         WORKLOADS[name] = (setup, needs_jit)
+        if flops is not None:
+            WORK[name] = ("flop", flops)
+        elif bytes_moved is not None:
+            WORK[name] = ("byte", bytes_moved)
         return setup
     return register
 
@@ -28,20 +35,20 @@ def _norm(X):
     return X / X.std(0)
 
 
-@workload("matmul_3000_f32")
+@workload("matmul_3000_f32", flops=2 * 3000**3)
 def matmul(ns):
     x = ns.asarray(np.random.default_rng(0).standard_normal((3000, 3000)).astype(np.float32))
     return lambda: ns.block(ns.np.dot(x, x.T))
 
 
-@workload("selu_1e6_eager")
+@workload("selu_1e6_eager", bytes_moved=8_000_000)
 def selu_eager(ns):
     x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
     selu = _selu(ns.np)
     return lambda: ns.block(selu(x))
 
 
-@workload("selu_1e6_jit", needs_jit=True)
+@workload("selu_1e6_jit", needs_jit=True, bytes_moved=8_000_000)
 def selu_jit(ns):
     x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
     selu = ns.jit(_selu(ns.np))
@@ -218,3 +225,91 @@ def vmap_apply_matrix(ns):
 def naive_apply_matrix(ns):
     mat, batched_x = _apply_matrix_setup(ns)
     return lambda: ns.block(ns.np.stack([ns.np.dot(mat, v) for v in batched_x]))
+
+
+# -- issue 8: tracing, compile time, convolution --
+
+def _lib(ns):
+    """The implementation's top-level module (xjax or jax)."""
+    return ns.transforms
+
+
+def _staged_2000(jnp):
+    """A new function object (so no tracing cache can hit) of 1996 equations: 133 rounds of
+    a dense layer, a residual update, centring and a gated nonlinearity (the same jaxpr,
+    equation for equation, in JAX and xjax)."""
+
+    def f(x, w, b):
+        for _ in range(133):
+            y = jnp.tanh(jnp.dot(x, w) + b)
+            x = x + 0.1 * y
+            x = x - jnp.mean(x, axis=1, keepdims=True)
+            x = jnp.maximum(x, -3.0) * jnp.exp(-x * x)
+        return jnp.sum(x)
+    return f
+
+
+@workload("make_jaxpr_2000_ops", needs_jit=True)
+def make_jaxpr_2000(ns):
+    """Tracing alone: ``make_jaxpr`` of a fresh ~2000-equation function each call."""
+    x = ns.asarray(np.ones((4, 16), np.float32))
+    w = ns.asarray(np.ones((16, 16), np.float32) / 16)
+    b = ns.asarray(np.zeros(16, np.float32))
+    make_jaxpr = _lib(ns).make_jaxpr
+    return lambda: make_jaxpr(_staged_2000(ns.np))(x, w, b)
+
+
+def _chain_20(jnp):
+    def f(x):  # 20 elementwise primitives, no literals folded away
+        for _ in range(4):
+            x = jnp.sin(x) * 1.5 + jnp.cos(x) - 0.25
+        return jnp.exp(-x) * x + 1.0 - x * x
+    return f
+
+
+# Compile-to-first-result workloads: every call builds a new Python function and jits it, so
+# both libraries trace, lower and compile from scratch (their jit caches key on the function
+# object; neither has a persistent compilation cache enabled here). JAX keeps process-wide
+# caches of lowering rules and of compiled modules keyed by the module itself, which a new
+# function never hits; jax.clear_caches() is not called because it would also drop warm
+# state (e.g. MLIR contexts) that a real second compile in a process enjoys, for xjax too.
+
+@workload("compile_chain_20_ops", needs_jit=True)
+def compile_chain_20(ns):
+    """jit of a fresh 20-op elementwise chain on float32[1000], to the first result."""
+    x = ns.asarray(np.linspace(-1, 1, 1000, dtype=np.float32))
+
+    def run():
+        body = _chain_20(ns.np)
+        return ns.block(ns.jit(lambda v: body(v))(x))
+    return run
+
+
+@workload("compile_mlp_value_and_grad", needs_jit=True)
+def compile_mlp_value_and_grad(ns):
+    """jit(value_and_grad(loss)) of a fresh MLP loss (784-512-512-10), to the first result."""
+    params = _mlp_params(ns)
+    rng = np.random.default_rng(1)
+    x = ns.asarray(rng.standard_normal((128, 784)).astype(np.float32))
+    y = ns.asarray(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)])
+
+    def run():
+        loss = _mlp_loss(ns.np)
+        step = ns.jit(ns.transforms.value_and_grad(lambda p, a, b: loss(p, a, b)))
+        value, grads = step(params, x, y)
+        return ns.block(value)
+    return run
+
+
+@workload("conv_3x3_32x64x56x56_jit", needs_jit=True,
+          flops=2 * 32 * 64 * 64 * 9 * 56 * 56)
+def conv_jit(ns):
+    """lax.conv_general_dilated, NCHW input 32x64x56x56, OIHW kernel 64x64x3x3, stride 1,
+    SAME padding, jitted."""
+    rng = np.random.default_rng(0)
+    x = ns.asarray(rng.standard_normal((32, 64, 56, 56)).astype(np.float32))
+    k = ns.asarray((rng.standard_normal((64, 64, 3, 3)) / 24).astype(np.float32))
+    lax = _lib(ns).lax
+    conv = ns.jit(lambda x, k: lax.conv_general_dilated(
+        x, k, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")))
+    return lambda: ns.block(conv(x, k))
