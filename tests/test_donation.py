@@ -175,3 +175,46 @@ def test_donation_is_ignored_under_transformations():
     x = _device_array([3.0])
     np.testing.assert_allclose(xjax.grad(lambda v: f(v).sum())(x), [6.0])
     assert not x.is_deleted()
+
+
+# -- the runtime: Executable._set_donated --
+
+_DOUBLE_TEXT = """module @m {
+  func.func public @main(%a: tensor<2048xf32> {tf.aliasing_output = 0 : i32})
+      -> (tensor<2048xf32>) {
+    %0 = "stablehlo.add"(%a, %a) : (tensor<2048xf32>, tensor<2048xf32>) -> tensor<2048xf32>
+    return %0 : tensor<2048xf32>
+  }
+}"""
+
+
+@pytest.fixture
+def doubling():
+    exe = xjax.runtime.get_client().compile(_DOUBLE_TEXT)
+    exe._set_donated([0])
+    return exe
+
+
+def test_runtime_donates_a_device_buffer(doubling):
+    buffer = xjax.runtime.get_client().buffer_from_numpy(np.ones(2048, np.float32))
+    out = doubling.execute([buffer])[0]
+    np.testing.assert_array_equal(out.to_numpy(), np.full(2048, 2.0))
+    assert buffer.is_deleted()
+    with pytest.raises(xjax.runtime.XlaRuntimeError, match="deleted"):
+        doubling.execute([buffer])
+
+
+def test_runtime_copies_donated_numpy_values(doubling):
+    host = np.ones(2048, np.float32)  # 8 KiB: aliased were it not donated
+    out = doubling.execute([host])[0]
+    np.testing.assert_array_equal(out.to_numpy(), np.full(2048, 2.0))
+    np.testing.assert_array_equal(host, np.ones(2048))
+
+
+def test_runtime_keeps_a_buffer_a_numpy_view_shares(doubling):
+    buffer = xjax.runtime.get_client().buffer_from_numpy(np.ones(2048, np.float32))
+    view = buffer.to_numpy()
+    out = doubling.execute([buffer])[0]
+    np.testing.assert_array_equal(out.to_numpy(), np.full(2048, 2.0))
+    assert not buffer.is_deleted()
+    np.testing.assert_array_equal(view, np.ones(2048))

@@ -201,3 +201,32 @@ def test_donation_survives_the_cache(cache_dir, compile_count):
     assert compile_count[0] == 1
     np.testing.assert_array_equal(out, [2, 2, 2])
     assert x.is_deleted()
+
+
+# -- the runtime pieces the cache is built on --
+
+_ADD_TEXT = """module @m {
+  func.func public @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>) {
+    %0 = "stablehlo.add"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}"""
+
+
+def test_serialize_and_deserialize_round_trip():
+    client = xjax.runtime.get_client()
+    exe = client.compile(_ADD_TEXT)
+    data = exe.serialize()
+    assert isinstance(data, bytes) and len(data) > 0
+    loaded = client.deserialize_executable(data, client_mod.compile_options())
+    assert loaded.num_outputs == 1
+    assert loaded.output_shapes == ((3,),)
+    a = np.array([1, 2, 3], np.float32)
+    b = np.array([10, 20, 30], np.float32)
+    np.testing.assert_array_equal(loaded.execute([a, b])[0].to_numpy(), [11, 22, 33])
+
+
+def test_deserializing_garbage_raises_xla_error():
+    client = xjax.runtime.get_client()
+    with pytest.raises(xjax.runtime.XlaRuntimeError):
+        client.deserialize_executable(b"definitely not an executable")
