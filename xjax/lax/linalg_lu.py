@@ -7,10 +7,9 @@
 Eagerly: LAPACK getrf through SciPy when present, else a blocked NumPy version of the same
 algorithm. Under ``jit`` on the CPU: LAPACK getrf through an XLA FFI custom call (see
 ``_lu_lower``). Elsewhere under ``jit``: a right-looking blocked LU written with lax
-(``_lu_blocked``): one
-loop over column blocks of fixed width, each block's panel factored column by column, its
-row swaps applied to the rest, then one triangular solve and one matmul update the trailing
-matrix. A 500x500 float32 LU (one thread) took 1.4 ms with getrf, 22 ms compiled (0.7 s to
+(``_lu_blocked``): one loop over column blocks of fixed width, each block's panel factored
+column by column, its row swaps applied to the rest, then one triangular solve and one
+matmul update the trailing matrix. A 500x500 float32 LU (one thread) took 1.4 ms with getrf, 22 ms compiled (0.7 s to
 compile; the per-column loop overhead dominates), ~30 ms with the NumPy fallback. A fully
 recursive version with static shapes ran as fast but took 36 s to compile.
 """
@@ -373,14 +372,16 @@ def _lu_jvp(primals, tangents):
 
 # -- lowering: LAPACK through an XLA FFI custom call on the CPU, else the lax algorithm --
 #
-# Measured on this 2-core machine (float32 500x500, one LU, medians): LAPACK sgetrf from the
-# OpenBLAS NumPy bundles, called from C by the xjax_lapack_getrf FFI handler, ~1.5-4 ms
-# under jit (XLA's column-major copies included); SciPy's lu_factor (the same LAPACK) ~2 ms;
-# the lax algorithm above 22 ms compiled; a Python host callback to SciPy adds the GIL and
-# ~50 us a call and needs SciPy, which is only a test extra. So under jit on the CPU we call
-# LAPACK from C (xjax/runtime/_pjrt_ffi.c), with no Python in the loop, and keep the lax
-# algorithm for other platforms, for dtypes LAPACK lacks, and when NumPy's OpenBLAS is not
-# found (a NumPy built against another BLAS).
+# Measured on this 2-core machine, float32 500x500, OPENBLAS_NUM_THREADS=1 (the machine was
+# loaded, and multithreaded OpenBLAS then stalls at random for 100+ ms in every library),
+# medians of 40: jit(lu) with LAPACK sgetrf from NumPy's bundled OpenBLAS called from C by
+# the xjax_lapack_getrf FFI handler 1.22 ms; SciPy's lu_factor 1.14 ms; jit(lu) as a Python
+# pure_callback to SciPy 1.33 ms; JAX's jit(lu) 1.44 ms; the lax algorithm above 27 ms.
+# jit(solve) 2.33 ms against JAX's 2.15 ms and NumPy's 2.10 ms. The Python callback is
+# nearly as fast, but needs SciPy (only a test extra here) and the GIL; the C handler needs
+# neither. So under jit on the CPU we call LAPACK from C (xjax/runtime/_pjrt_ffi.c), and
+# keep the lax algorithm for other platforms, for dtypes LAPACK lacks, and when NumPy's
+# OpenBLAS is not found (a NumPy built against another BLAS).
 
 _LAPACK_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
                                                  np.complex128))
