@@ -310,3 +310,25 @@ def test_debug_callback_under_jit_and_its_errors():
 
     with pytest.raises(XlaRuntimeError, match="debug callback failed here"):
         xjax.block_until_ready(xjax.jit(lambda x: (xjax.debug.callback(bad, x), x)[1])(1.0))
+
+
+def test_prints_keep_program_order_across_loops_and_cond(capsys):
+    def f(x):
+        xjax.debug.print("before {}", x)
+        y = lax.fori_loop(0, 2, lambda i, c: (xjax.debug.print("loop {}", i), c + 1)[1], x)
+        xjax.debug.print("between")
+        z = lax.cond(x > 0, lambda v: (xjax.debug.print("then {}", v), v)[1],
+                     lambda v: (xjax.debug.print("else {}", v), v)[1], x)
+        _, ys = lax.scan(lambda c, t: (xjax.debug.print("scan {}", t), (c, t))[1], 0.0,
+                         jnp.arange(2.0))
+        lax.while_loop(lambda c: c < 2, lambda c: (xjax.debug.print("while {}", c), c + 1)[1],
+                       0)
+        xjax.debug.print("end")
+        return y + z + ys.sum()
+
+    g = xjax.jit(f)
+    for _ in range(3):
+        g(1.0)
+        assert capsys.readouterr().out == (
+            "before 1.0\nloop 0\nloop 1\nbetween\nthen 1.0\nscan 0.0\nscan 1.0\nwhile 0\n"
+            "while 1\nend\n")

@@ -14,11 +14,10 @@ lowering emits an XLA FFI custom call to ``xjax_host_callback`` (xjax/runtime/_p
 whose ``callback_id`` attribute names the function in ``xjax.runtime.ffi``'s table; XLA calls
 back into Python when the program runs, on the CPU. Side-effecting callbacks are
 ``has_side_effect = true`` so XLA keeps them, and they thread a ``!stablehlo.token`` from
-one to the next within each function body or loop body, which keeps their program order
-there (for all of them, not only ``ordered=True`` ones, so that prints come out in program
-order); xjax has no effect system to carry tokens across ``jit``,
-``scan`` or ``cond`` boundaries, so order between callbacks in different bodies is what XLA's
-data dependencies give (in practice program order on the CPU, see tests/test_callbacks.py).
+one to the next, through loops and ``cond`` too (xjax/lowering/effects.py), which keeps
+their program order: for all of them, not only ``ordered=True`` ones, so that prints come
+out in program order. A nested ``jit`` (a separate function) starts its own token chain, so
+its callbacks are ordered among themselves but not against the caller's.
 
 These rules transform their function (vmap's ``sequential`` method needs ``scan``), so the
 module sits above the interpreters and control flow, beside ``custom_derivatives``.
@@ -33,6 +32,7 @@ from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent, Primitive
 from xjax.core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from xjax.lowering.effects import EFFECTFUL_PRIMITIVES
 
 __all__ = ["pure_callback", "io_callback", "debug_callback"]
 
@@ -121,22 +121,8 @@ class _HostFunction:
         return hash(self._key())
 
 
-_TOKEN = "!stablehlo.token"
-
-
-def _current_token(builder):
-    """The ordered-effect token of the block being emitted (one chain per region)."""
-    tokens = builder.__dict__.setdefault("_xjax_effect_tokens", {})
-    entry = tokens.get(id(builder.lines))
-    if entry is None:
-        token = builder.op1("stablehlo.after_all", [], _TOKEN)
-        # keep the list alive with its entry so its id is not reused by another region
-        tokens[id(builder.lines)] = (builder.lines, token)
-        return token
-    return entry[1]
-
-
 def _emit_host_callback(ctx, operands, callback, result_avals, *, side_effect, ordered):
+    from xjax.lowering import effects
     from xjax.lowering.stablehlo import aval_type
     from xjax.runtime import ffi
     if ffi.HOST_CALLBACK_TARGET not in ffi.ffi_targets("cpu"):
@@ -152,15 +138,14 @@ def _emit_host_callback(ctx, operands, callback, result_avals, *, side_effect, o
     # unordered effects; program order is what users read their prints in).
     ordered = ordered or side_effect
     if ordered:
-        operands = [_current_token(builder), *operands]
-        result_types = [_TOKEN, *result_types]
+        operands = [effects.current_token(builder), *operands]
+        result_types = [effects.TOKEN_TYPE, *result_types]
     attrs = {"call_target_name": f'"{ffi.HOST_CALLBACK_TARGET}"', "api_version": "4 : i32",
              "has_side_effect": "true" if side_effect or ordered else "false",
              "backend_config": f"{{callback_id = {callback_id} : i64}}"}
     outs = builder.op("stablehlo.custom_call", operands, result_types, attrs)
     if ordered:
-        tokens = builder.__dict__["_xjax_effect_tokens"]
-        tokens[id(builder.lines)] = (builder.lines, outs[0])
+        effects.set_token(builder, outs[0])
         outs = outs[1:]
     return outs
 
@@ -342,6 +327,7 @@ io_callback_p = Primitive(
     lower=_io_callback_lower, jvp=_io_callback_jvp,
     transpose=Absent("a Python function with side effects: not differentiable"),
     batch=_io_callback_batch, multiple_results=True)
+EFFECTFUL_PRIMITIVES.add(io_callback_p.name)
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False,
@@ -427,6 +413,7 @@ debug_callback_p = Primitive(
     lower=_debug_callback_lower, jvp=_debug_callback_jvp,
     transpose=Absent("has no outputs: nothing to transpose"),
     batch=_debug_callback_batch, multiple_results=True)
+EFFECTFUL_PRIMITIVES.add(debug_callback_p.name)
 
 
 def debug_callback(callback, *args, ordered=False, **kwargs):

@@ -23,6 +23,7 @@ from xjax.control_flow.rules_common import (as_numpy, batch_jaxpr, jvp_jaxpr, mo
 from xjax.lax.ad_rules import instantiate
 from xjax.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
 from xjax.lax.rules import to_operand
+from xjax.lowering import effects
 from xjax.lowering.lower_jaxpr import lower_jaxpr_body
 from xjax.lowering.stablehlo import aval_type
 
@@ -50,13 +51,28 @@ def _cond_impl(index, *operands, branches):
 
 
 def _cond_lower(ctx, index, *operands, branches):
+    # with side effects, each branch continues the outer token chain and returns its token
+    token = effects.current_token(ctx.builder) if effects.has_effects(branches) else None
+
+    def body(branch, b):
+        if token is None:
+            return lower_jaxpr_body(b, branch.jaxpr, [], list(operands))
+        effects.set_token(b, token)
+        outs = lower_jaxpr_body(b, branch.jaxpr, [], list(operands))
+        return outs + [effects.current_token(b)]
+
     def region(branch):
-        return ctx.builder.region(
-            [], lambda b, _: lower_jaxpr_body(b, branch.jaxpr, [], list(operands)))
+        return ctx.builder.region([], lambda b, _: body(branch, b))
 
     out_types = [aval_type(a) for a in ctx.avals_out]
-    return ctx.builder.op("stablehlo.case", [index], out_types,
+    if token is not None:
+        out_types.append(effects.TOKEN_TYPE)
+    outs = ctx.builder.op("stablehlo.case", [index], out_types,
                           regions=[region(b) for b in branches])
+    if token is not None:
+        effects.set_token(ctx.builder, outs[-1])
+        outs = outs[:-1]
+    return outs
 
 
 def _cond_jvp(primals, tangents, *, branches):

@@ -23,6 +23,7 @@ from xjax.control_flow.rules_common import (as_numpy, batch_fixed_point, batch_j
 from xjax.lax.ad_rules import instantiate
 from xjax.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
 from xjax.lax.rules import to_operand
+from xjax.lowering import effects
 from xjax.lowering.lower_jaxpr import lower_jaxpr_body
 from xjax.lowering.stablehlo import aval_type
 
@@ -73,9 +74,26 @@ def _while_lower(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
         return consts + lower_jaxpr_body(b, body_jaxpr.jaxpr, [], body_consts + carry)
 
     builder = ctx.builder
+    if effects.has_effects(cond_jaxpr, body_jaxpr):  # carry the side-effect token
+        plain_cond, plain_body = cond_region, body_region
+        types = types + [effects.TOKEN_TYPE]
+        operands = list(operands) + [effects.current_token(builder)]
+
+        def cond_region(b, args):
+            effects.set_token(b, args[-1])
+            return plain_cond(b, args[:-1])
+
+        def body_region(b, args):
+            effects.set_token(b, args[-1])
+            outs = plain_body(b, args[:-1])
+            return outs + [effects.current_token(b)]
+
     outs = builder.op("stablehlo.while", operands, types,
                       regions=[builder.region(types, cond_region),
                                builder.region(types, body_region)])
+    if types[-1] == effects.TOKEN_TYPE:
+        effects.set_token(builder, outs[-1])
+        outs = outs[:-1]
     return outs[n_consts:]
 
 

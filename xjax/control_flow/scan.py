@@ -22,6 +22,7 @@ from xjax.control_flow.common import (ShortAval, check_carry_type, closed, deriv
 from xjax.control_flow.rules_common import as_numpy, batch_fixed_point
 from xjax.lax.batch_rules import NeedsTrace, bdim_at_front, move_axis, not_mapped
 from xjax.lax.rules import to_operand
+from xjax.lowering import effects
 from xjax.lowering.lower_jaxpr import lower_jaxpr_body
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
@@ -87,13 +88,16 @@ def _scan_lower(ctx, *operands, reverse, length, jaxpr, num_consts, num_carry, u
         n_straight = length
     else:
         n_straight = remainder
-        state = _emit_loop(b, state, step, unroll, n_blocks * unroll)
+        state = _emit_loop(b, state, step, unroll, n_blocks * unroll,
+                           effects.has_effects(jaxpr))
     for _ in range(n_straight):
         state = step(b, state)
     return state[1 + num_consts + len(xs):]  # the carry and the ys buffers
 
 
-def _emit_loop(b, state, step, unroll, stop):
+def _emit_loop(b, state, step, unroll, stop, with_effects=False):
+    if with_effects:  # carry the side-effect token as the last loop value
+        state = [*state, effects.current_token(b)]
     types = [b.types[v] for v in state]
 
     def cond_region(rb, args):
@@ -104,12 +108,18 @@ def _emit_loop(b, state, step, unroll, stop):
 
     def body_region(rb, args):
         values = list(args)
+        if with_effects:
+            effects.set_token(rb, values.pop())
         for _ in range(unroll):
             values = step(rb, values)
-        return values
+        return values + [effects.current_token(rb)] if with_effects else values
 
-    return b.op("stablehlo.while", state, types,
+    outs = b.op("stablehlo.while", state, types,
                 regions=[b.region(types, cond_region), b.region(types, body_region)])
+    if with_effects:
+        effects.set_token(b, outs[-1])
+        outs = outs[:-1]
+    return outs
 
 
 class _StepEmitter:
