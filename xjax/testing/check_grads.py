@@ -1,8 +1,11 @@
 """``check_grads``: derivatives checked against finite differences and each other.
 
 Forward mode: ``jvp`` against central finite differences along a random direction.
-Reverse mode: ``vjp`` against ``jvp`` by the dot-product identity
-``<ct, J t> == <J^T ct, t>``. Higher orders recurse on the derivative functions.
+Reverse mode: ``vjp`` against ``jvp`` by the dot-product identity, in JAX's convention
+(``jax.test_util.check_vjp``): JAX's vjp of a complex-linear map ``t -> a t`` is
+``ct -> a ct`` (the transpose, not the adjoint), so the cotangent is conjugated in and out,
+``ct_in = conj(vjp(conj(ct)))``, and ``<t, ct_in> == <J t, ct>`` with the real inner product
+``<x, y> = Re(sum(conj(x) * y))``. Higher orders recurse on the derivative functions.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ def _random_like(rng, x):
     if np.iscomplexobj(x):
         return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
     return rng.standard_normal(x.shape).astype(x.dtype)
+
+
+def _conj(x):
+    x = np.asarray(x)
+    return np.conj(x) if np.iscomplexobj(x) else x
 
 
 def _inner(xs, ys):
@@ -79,7 +87,8 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, rng=None):
 
 
 def check_vjp(f, args, atol=None, rtol=None, rng=None):
-    """``vjp`` of ``f`` against ``jvp`` by the dot-product identity."""
+    """``vjp`` of ``f`` against ``jvp`` by the dot-product identity (JAX's convention for
+    complex values: see the module docstring)."""
     from xjax import jvp, vjp
     rng = rng or np.random.default_rng(1)
     flat_args, tree = tree_flatten(tuple(args))
@@ -87,15 +96,16 @@ def check_vjp(f, args, atol=None, rtol=None, rng=None):
     out, f_vjp = vjp(f, *args)
     flat_out, out_tree = tree_flatten(out)
     cts = [_random_like(rng, o) for o in flat_out]
-    ct_in = tree_flatten(f_vjp(tree_unflatten(out_tree, cts)))[0]
+    conj_cts = [_conj(ct) for ct in cts]
+    ct_in = [_conj(c) for c in tree_flatten(f_vjp(tree_unflatten(out_tree, conj_cts)))[0]]
     _, out_tangent = jvp(f, tuple(args), tuple(tree_unflatten(tree, tangents)))
-    lhs = _inner(cts, tree_flatten(out_tangent)[0])
-    rhs = _inner(ct_in, tangents)
+    lhs = _inner(tree_flatten(out_tangent)[0], cts)
+    rhs = _inner(tangents, ct_in)
     tol = _tol(flat_args, atol, _DEFAULT_TOL)
     scale = max(1.0, abs(lhs), abs(rhs))
     if not abs(lhs - rhs) <= tol * scale:
-        raise AssertionError(f"vjp disagrees with jvp: <ct, J t> = {lhs} but "
-                             f"<J^T ct, t> = {rhs}")
+        raise AssertionError(f"vjp disagrees with jvp: <J t, ct> = {lhs} but "
+                             f"<t, conj(vjp(conj(ct)))> = {rhs}")
 
 
 def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
