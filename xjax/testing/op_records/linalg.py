@@ -7,14 +7,10 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes
-from xjax.testing.op_table import NO_RECORD, OpRecord, random_array
+from xjax.testing.op_table import OpRecord, random_array
 
 _F = (np.float32, np.complex64)
 _TOL = 1e-4
-# Complex inputs: check_grads' reverse-mode test pairs values with a conjugating inner
-# product, which disagrees with JAX's (bilinear) transposes of complex maps; the complex
-# reverse-mode rules are checked against JAX in tests/lax/test_linalg.py.
-_REAL_GRADS = (np.float32,)
 
 
 def _spd(rng, shapes, dtype):
@@ -136,8 +132,3 @@ RECORDS += [
              tol=_TOL, name="values"),
     OpRecord("svd", _svd(True), [(5, 2)], _F, tol=_TOL, name="tall-full", grad_order=0),
 ]
-
-# eig has no lowering (JAX runs LAPACK on the CPU; xjax has no lax version yet), so the
-# impl-vs-XLA, jit and vmap-under-jit checks cannot run: it is tested eagerly, against NumPy
-# and JAX, in tests/lax/test_linalg.py.
-NO_RECORD.setdefault("eig", "no lowering (CPU eager only); tested in tests/lax/test_linalg.py")
