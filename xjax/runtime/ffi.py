@@ -27,7 +27,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _pjrt
-from .client import _find_plugin
+from .client import _find_plugin, get_client
 
 __all__ = ["HOST_CALLBACK_TARGET", "LU_TARGET", "ffi_targets", "register_host_callback"]
 
@@ -128,6 +128,7 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
         names = set()
         if platform == "cpu":
             try:
+                get_client(platform)  # the client sets XLA's flags before the plugin loads
                 plugin = _pjrt.load_plugin(_find_plugin(platform)[0])
                 _pjrt.ffi_set_dispatcher(_dispatch)
                 _pjrt.ffi_register_target(plugin, HOST_CALLBACK_TARGET)
@@ -137,7 +138,7 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
                     _pjrt.ffi_load_lapack(*lapack)
                     _pjrt.ffi_register_target(plugin, LU_TARGET)
                     names.add(LU_TARGET)
-            except (NotImplementedError, OSError, _pjrt.XlaRuntimeError):
+            except (NotImplementedError, OSError, RuntimeError):
                 pass
         _registered[platform] = frozenset(names)
         return _registered[platform]
