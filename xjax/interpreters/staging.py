@@ -57,8 +57,7 @@ class StagingTrace(Trace):
 
     repr_name = "DynamicJaxprTrace"  # how tracers print, as in JAX and the seeds
 
-    __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug_info",
-                 "_producers")
+    __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug_info")
 
     def __init__(self, parent, debug_info: DebugInfo | None = None):
         super().__init__(parent)
@@ -68,7 +67,6 @@ class StagingTrace(Trace):
         self.consts: list = []
         self._const_ids: dict[int, Var] = {}
         self.debug_info = debug_info
-        self._producers: dict[Var, JaxprEqn] = {}
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
         var = Var(aval)
@@ -101,18 +99,21 @@ class StagingTrace(Trace):
         return var
 
     def process_primitive(self, primitive, args, params):
-        atoms = [self.to_atom(x) for x in args]
-        out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
+        # The hot path of tracing: this trace's own tracers are read inline.
+        atoms, avals = [], []
+        for x in args:
+            atom = (x.jaxpr_var if type(x) is StagingTracer and x._trace is self
+                    else self.to_atom(x))
+            atoms.append(atom)
+            avals.append(atom.aval)
+        out_avals = primitive.abstract_eval(*avals, **params)
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]
-        else:
-            outvars = [Var(out_avals)]
-        eqn = JaxprEqn(primitive, atoms, outvars, params)
-        self.eqns.append(eqn)
-        for var in outvars:
-            self._producers[var] = eqn
-        tracers = [StagingTracer(self, v) for v in outvars]
-        return tracers if primitive.multiple_results else tracers[0]
+            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params))
+            return [StagingTracer(self, v) for v in outvars]
+        var = Var(out_avals)
+        self.eqns.append(JaxprEqn(primitive, atoms, [var], params))
+        return StagingTracer(self, var)
 
     def to_jaxpr(self, outs) -> ClosedJaxpr:
         outvars = [self.to_atom(x) for x in outs]
@@ -137,6 +138,8 @@ class StagingTrace(Trace):
         return text
 
     def _argument_names(self, var) -> list[str]:
+        # Built only when an error is reported: tracing keeps no per-variable index.
+        producers = {v: eqn for eqn in self.eqns for v in eqn.outvars}
         seen, stack, found = set(), [var], set()
         position = {v: i for i, v in enumerate(self.invars)}
         while stack:
@@ -146,7 +149,7 @@ class StagingTrace(Trace):
             seen.add(v)
             if v in position:
                 found.add(position[v])
-            eqn = self._producers.get(v)
+            eqn = producers.get(v)
             if eqn is not None:
                 stack.extend(eqn.invars)
         names = self.debug_info.arg_names

@@ -18,7 +18,8 @@ from xjax.numpy import indexing, logic, matrices, reductions, shape_ops, ufuncs
 from xjax.numpy._promotion import aval_of, lax_convert
 
 _OPERAND_TYPES = frozenset((Array, bool, int, float, complex))
-_OPERAND_CLASSES = (Array, Tracer, np.ndarray, np.generic)
+# Tracer first: a tracer matches before Array's metaclass check runs (tracing speed).
+_OPERAND_CLASSES = (Tracer, Array, np.ndarray, np.generic)
 
 
 def _known(other) -> bool:
