@@ -152,3 +152,47 @@ def test_float_to_int_saturates():
 def test_treedef_repr():
     assert repr(tree_structure((1, [2, 3], {"a": 4, "b": None}))) == \
         "PyTreeDef((*, [*, *], {'a': *, 'b': None}))"
+
+
+def test_tracers_are_instances_of_array():
+    """As in JAX, ``isinstance(x, jax.Array)`` holds for traced values too."""
+    import xjax
+    seen = []
+
+    def f(x):
+        seen.append((isinstance(x, xjax.Array), isinstance(x, jnp.ndarray)))
+        return x * 2.0
+
+    xjax.jit(f)(1.0)
+    xjax.grad(f)(1.0)
+    xjax.vmap(f)(jnp.ones(2))
+    assert seen == [(True, True)] * 3
+    assert not isinstance(np.ones(2), xjax.Array)
+    assert not isinstance(1.0, xjax.Array)
+
+
+@pytest.mark.parametrize("fun", ["logaddexp", "logaddexp2"])
+def test_logaddexp_derivative_splits_ties(fun):
+    """JAX's custom derivative: exp(x_i - out), 0.5 each at x1 == x2 (the true derivative,
+    which the max/abs formula alone gets wrong at ties)."""
+    f = getattr(jnp, fun)
+    g1, g2 = xjax.grad(f, argnums=(0, 1))(1.0, 1.0)
+    assert (float(g1), float(g2)) == (0.5, 0.5)
+    eps = 1e-3
+    numeric = (float(f(np.float64(1 + eps), 1.5)) - float(f(np.float64(1 - eps), 1.5))) / (2 * eps)
+    np.testing.assert_allclose(float(xjax.grad(f)(1.0, 1.5)), numeric, rtol=1e-3)
+    np.testing.assert_allclose(np.asarray(xjax.jit(xjax.vmap(xjax.grad(f)))(
+        jnp.arange(3.0), jnp.ones(3))), [1 / (1 + np.e), 0.5, np.e / (1 + np.e)]
+        if fun == "logaddexp" else [1 / 3, 0.5, 2 / 3], rtol=1e-6)
+
+
+def test_derivatives_of_weak_inputs_stay_weak():
+    """As in JAX, the cotangent seed and Jacobian blocks keep the weak type of the values
+    they stand for, so gradients of Python scalars are weakly typed."""
+    cube = lambda x: x ** 3  # noqa: E731
+    for out in (xjax.grad(cube)(1.0), xjax.jacfwd(cube)(1.0), xjax.jacrev(cube)(1.0),
+                xjax.hessian(cube)(1.0), xjax.grad(lambda x: lax.max(x, 2.0))(1.0),
+                xjax.grad(lambda x, y: jnp.maximum(x, y))(1.0, 1.0)):
+        assert out.weak_type, repr(out)
+    assert not xjax.grad(cube)(jnp.float32(1.0)).weak_type
+    assert not xjax.jacfwd(cube)(jnp.ones(2)).weak_type

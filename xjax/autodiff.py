@@ -352,8 +352,10 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _ones_like(aval):
-    from xjax import lax
-    return lax.full(aval.shape, 1, aval.dtype)
+    """The cotangent seed: ones with the output's aval, weak type included, as JAX's
+    ``full_like`` makes it (so gradients of weakly typed inputs stay weakly typed)."""
+    seed_aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return Array._from_numpy(np.ones(aval.shape, aval.dtype), seed_aval)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -400,21 +402,26 @@ def _jacobian_setup(fun, argnums, args, kwargs, holomorphic, api):
 
 def _basis(avals):
     """The standard basis of the flattened leaves: one array per leaf, of shape
-    (total size, *leaf shape), together the rows of an identity matrix."""
+    (total size, *leaf shape), together the rows of an identity matrix. Each keeps its
+    leaf's weak type, as JAX's basis does."""
     total = sum(a.size for a in avals)
     rows, start = [], 0
     for aval in avals:
         block = np.zeros((total, aval.size), dtype=tangent_aval(aval).dtype)
         block[start:start + aval.size] = np.eye(aval.size, dtype=block.dtype)
         start += aval.size
-        rows.append(Array._from_numpy(block.reshape((total,) + tuple(aval.shape)),
-                                      ShapedArray((total,) + tuple(aval.shape), block.dtype)))
+        shape = (total,) + tuple(aval.shape)
+        rows.append(Array._from_numpy(block.reshape(shape),
+                                      ShapedArray(shape, block.dtype, aval.weak_type)))
     return rows
 
 
-def _blocks(stacked, row_avals, col_shape, forward):
+def _blocks(stacked, row_avals, col_shape, forward, example):
     """Split ``stacked`` (basis rows first) into one block per row leaf, each of shape
-    ``out + in``: forward mode rows are inputs (moved last), reverse mode rows are outputs."""
+    ``out + in``: forward mode rows are inputs (moved last), reverse mode rows are outputs.
+    Each block takes the dtype and weak type of ``example`` (the output leaf in forward
+    mode, the input leaf in reverse mode; a complex block of a real example keeps its real
+    part), as JAX's Jacobians do."""
     from xjax import lax
     blocks, start = [], 0
     col_rank = len(col_shape)
@@ -423,10 +430,25 @@ def _blocks(stacked, row_avals, col_shape, forward):
         start += aval.size
         if forward:
             moved = lax.transpose(part, tuple(range(1, col_rank + 1)) + (0,))
-            blocks.append(lax.reshape(moved, tuple(col_shape) + tuple(aval.shape)))
+            block = lax.reshape(moved, tuple(col_shape) + tuple(aval.shape))
         else:
-            blocks.append(lax.reshape(part, tuple(aval.shape) + tuple(col_shape)))
+            block = lax.reshape(part, tuple(aval.shape) + tuple(col_shape))
+        blocks.append(_like_example(block, example))
     return blocks
+
+
+def _like_example(block, example):
+    from xjax import lax
+    aval = get_aval(block)
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(example.dtype):
+        block, aval = lax.real(block), None
+    aval = aval or get_aval(block)
+    if not (dtypes.is_inexact(aval.dtype) and dtypes.is_inexact(example.dtype)):
+        return block  # float0 blocks of integer leaves stay as they are
+    if aval.dtype == example.dtype and aval.weak_type == example.weak_type:
+        return block
+    return lax.convert_element_type_p.bind(block, new_dtype=example.dtype,
+                                           weak_type=example.weak_type, sharding=None)
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
@@ -452,16 +474,17 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         def pushfwd(*basis_leaves):
             result = jvp(partial_fun, diff_args, tuple(tree_unflatten(in_tree, basis_leaves)),
                          has_aux=has_aux)
-            return (result[1], result[2]) if has_aux else result[1]
+            return (result[1], result[0], result[2]) if has_aux else (result[1], result[0])
 
-        out_axes = (0, None) if has_aux else 0
+        out_axes = (0, None, None) if has_aux else (0, None)
         result = vmap(pushfwd, out_axes=out_axes)(*_basis(in_avals))
-        tangents, aux = result if has_aux else (result, None)
+        tangents, primals, aux = result if has_aux else (*result, None)
         flat_t, out_tree = tree_flatten(tangents)
         jac = []
-        for t in flat_t:
+        for t, y in zip(flat_t, tree_flatten(primals)[0], strict=True):
             out_shape = get_aval(t).shape[1:]
-            tree = tree_unflatten(in_tree, _blocks(t, in_avals, out_shape, forward=True))
+            blocks = _blocks(t, in_avals, out_shape, forward=True, example=get_aval(y))
+            tree = tree_unflatten(in_tree, blocks)
             jac.append(tree[0] if isinstance(argnums, int) else tree)
         jac = tree_unflatten(out_tree, jac)
         return (jac, aux) if has_aux else jac
@@ -496,8 +519,9 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
         cts = vmap(pullback)(*_basis(out_avals))
         flat_cts = tree_flatten(cts)[0]
-        per_input = [_blocks(c, out_avals, get_aval(c).shape[1:], forward=False)
-                     for c in flat_cts]
+        in_avals = [get_aval(x) for x in tree_flatten(diff_args)[0]]
+        per_input = [_blocks(c, out_avals, get_aval(c).shape[1:], forward=False, example=a)
+                     for c, a in zip(flat_cts, in_avals, strict=True)]
         jac = []
         for j in range(len(out_avals)):
             tree = tree_unflatten(in_tree, [blocks[j] for blocks in per_input])

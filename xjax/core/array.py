@@ -13,7 +13,17 @@ from xjax.core import trace as trace_module
 from xjax.core.trace import immutable_message
 
 
-class Array:
+class _ArrayMeta(type):
+    """Makes tracers instances of ``Array``, as in JAX (``isinstance(x, jax.Array)`` holds
+    inside ``jit``, ``grad`` and ``vmap``). Code that needs a concrete array tests
+    ``type(x) is Array``."""
+
+    def __instancecheck__(cls, obj):
+        return type.__instancecheck__(cls, obj) or (
+            cls is Array and isinstance(obj, trace_module.Tracer))
+
+
+class Array(metaclass=_ArrayMeta):
     """A JAX array: immutable, typed by an aval (shape, dtype, weak type)."""
 
     __slots__ = ("_aval", "_npy", "_buffer", "__weakref__")

@@ -199,10 +199,12 @@ def scalar_like(x, value):
 
 
 def full_like_shape(x, value, shape=None):
-    """An array of ``value`` with ``x``'s dtype and ``shape`` (default: ``x``'s shape)."""
-    from xjax.lax.shape import full
+    """An array of ``value`` with ``x``'s dtype and weak type, and ``shape`` (default:
+    ``x``'s shape), as JAX's ``full_like`` makes the constants of derivative rules."""
+    from xjax.lax.shape import _convert_scalar, broadcast
     aval = get_aval(x)
-    return full(aval.shape if shape is None else shape, value, aval.dtype)
+    scalar = _convert_scalar(value, aval.dtype, aval.weak_type)
+    return broadcast(scalar, tuple(aval.shape if shape is None else shape))
 
 
 def broadcast_to(x, shape):

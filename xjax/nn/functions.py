@@ -9,6 +9,7 @@ JAX's values *and* JAX's derivatives at the edges (``relu'(0) == 0``, ``softplus
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import warnings
@@ -374,8 +375,18 @@ def tanh(x, /):
 
 
 @jit
+def _log1mexp_value(x):
+    x = _as_array("log1mexp", x)
+    -x  # noqa: B018  (bool inputs raise JAX's TypeError here, as JAX's -x does)
+    x, = promote_args_inexact("log1mexp", x)
+    c = jnp.log(2.0)
+    return jnp.where(x < c, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
 def log1mexp(x):
     """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x``.
+
+    As in JAX, a custom derivative ``1 / expm1(x)`` (so it is -1 at ``-inf``, ``inf`` at 0).
 
     Examples
     --------
@@ -383,16 +394,15 @@ def log1mexp(x):
     >>> xjax.nn.log1mexp(jnp.array([1.]))
     Array([-0.45867515], dtype=float32)
     """
-    x = _as_array("log1mexp", x)
-    -x  # noqa: B018  (bool inputs raise JAX's TypeError here, as JAX's -x does)
-    x, = promote_args_inexact("log1mexp", x)
-    c = jnp.log(2.0)
-    below = x < c
-    # JAX: custom_jvp with derivative g / expm1(x). Each branch gets an input clamped to its
-    # side of c, so the untaken branch's derivative stays finite (no 0 * inf = NaN at x = 0).
-    x_below = jnp.where(below, x, c)
-    x_above = jnp.where(below, c, x)
-    return jnp.where(below, jnp.log(-jnp.expm1(-x_below)), jnp.log1p(-jnp.exp(-x_above)))
+    return _log1mexp_custom()(x)
+
+
+@functools.cache
+def _log1mexp_custom():
+    from xjax.custom_derivatives import custom_jvp
+    fun = custom_jvp(jit(_log1mexp_value))
+    fun.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+    return fun
 
 
 # --------------------------------------------------------------------------------------------

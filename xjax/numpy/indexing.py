@@ -287,7 +287,7 @@ def _normalize(index, n: int, dtype):
         from xjax.numpy.ufuncs import const
         return where(lax.lt(index, const(index, 0)), lax.add(index, const(index, n)), index)
     value = np.asarray(index if not isinstance(index, (Array, Tracer)) else
-                       (index._value() if isinstance(index, Array)
+                       (index._value() if type(index) is Array
                         else index.to_concrete_value()))
     value = value.astype(np.int64)
     value = np.where(value < 0, value + n, value).astype(dtype)

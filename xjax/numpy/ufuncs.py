@@ -407,21 +407,90 @@ degrees = rad2deg
 
 
 def logaddexp(x1, x2, /):
-    """Elementwise ``log(exp(x1) + exp(x2))`` without overflow."""
+    """Elementwise ``log(exp(x1) + exp(x2))`` without overflow.
+
+    Like JAX's, it carries a custom derivative: ``exp(x1 - out)`` and ``exp(x2 - out)``,
+    which splits ties evenly (0.5 each at ``x1 == x2``).
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.grad(jnp.logaddexp)(1.0, 1.0)
+    Array(0.5, dtype=float32, weak_type=True)
+    """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    stable = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return _select(lax.ne(delta, delta), lax.add(x1, x2), stable)
+    return _logaddexp_with_jvp(False)(x1, x2)
 
 
 def logaddexp2(x1, x2, /):
-    """Elementwise ``log2(2**x1 + 2**x2)`` without overflow."""
+    """Elementwise ``log2(2**x1 + 2**x2)`` without overflow (custom derivative as
+    :func:`logaddexp`'s, in base 2)."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    return _logaddexp_with_jvp(True)(x1, x2)
+
+
+def _wrap_between(x, bound):
+    """``x`` wrapped into ``[-bound, bound)``."""
+    period = const(x, 2 * bound)
+    shifted = lax.rem(lax.add(x, const(x, bound)), period)
+    shifted = _select(lax.lt(shifted, const(x, 0)), lax.add(shifted, period), shifted)
+    return lax.sub(shifted, const(x, bound))
+
+
+def _logaddexp_value(x1, x2, base2):
     amax = lax.max(x1, x2)
+    exp = lax.exp2 if base2 else lax.exp
+    scale = (lambda v: lax.mul(v, const(v, 1 / np.log(2)))) if base2 else (lambda v: v)
+    if dtypes.is_complex(_dtype(x1)):
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
+        out = lax.add(amax, scale(lax.log1p(exp(delta))))
+        bound = np.pi / np.log(2) if base2 else np.pi
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), bound))
     delta = lax.sub(x1, x2)
-    tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), const(x1, np.log(2)))
-    return _select(lax.ne(delta, delta), lax.add(x1, x2), lax.add(amax, tail))
+    # NaNs, or infinities of one sign: the plain sum gives the right NaN or infinity
+    is_nan, plain = lax.ne(delta, delta), lax.add(x1, x2)
+    stable = lax.add(amax, scale(lax.log1p(exp(lax.neg(lax.abs(delta))))))
+    return _select(is_nan, plain, stable)
+
+
+def _finite_or_zero(x):
+    """``x`` with +inf replaced by 0 (keeps the custom derivative finite at infinities)."""
+    real = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
+    return _select(lax.eq(real, const(real, np.inf)), lax.full_like(x, 0), x)
+
+
+_LOGADDEXP_CACHE = {}
+
+
+def _logaddexp_with_jvp(base2):
+    """``logaddexp`` (or ``logaddexp2``) as a ``custom_jvp`` function, built on first use:
+    xjax.custom_derivatives sits beside this layer and imports it (see
+    docs/design-notes.md)."""
+    fun = _LOGADDEXP_CACHE.get(base2)
+    if fun is not None:
+        return fun
+    from xjax.custom_derivatives import custom_jvp
+
+    def logaddexp(x1, x2):
+        return _logaddexp_value(x1, x2, base2)
+
+    def logaddexp2(x1, x2):
+        return _logaddexp_value(x1, x2, base2)
+
+    fun = custom_jvp(logaddexp2 if base2 else logaddexp)
+    exp = lax.exp2 if base2 else lax.exp
+
+    @fun.defjvp
+    def _logaddexp_jvp(primals, tangents):
+        x1, x2 = primals
+        t1, t2 = tangents
+        out = fun(x1, x2)
+        weight1 = exp(lax.sub(_finite_or_zero(x1), _finite_or_zero(out)))
+        weight2 = exp(lax.sub(_finite_or_zero(x2), _finite_or_zero(out)))
+        return out, lax.add(lax.mul(t1, weight1), lax.mul(t2, weight2))
+
+    _LOGADDEXP_CACHE[base2] = fun
+    return fun
 
 
 def heaviside(x1, x2, /):
