@@ -332,3 +332,8 @@ def test_prints_keep_program_order_across_loops_and_cond(capsys):
         assert capsys.readouterr().out == (
             "before 1.0\nloop 0\nloop 1\nbetween\nthen 1.0\nscan 0.0\nscan 1.0\nwhile 0\n"
             "while 1\nend\n")
+
+
+def test_debug_print_two_call_form(capsys):
+    xjax.jit(lambda x: xjax.debug.print(ordered=True)("two {x}", x=x))(jnp.int32(2))
+    assert capsys.readouterr().out == "two 2\n"

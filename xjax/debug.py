@@ -42,7 +42,8 @@ class _PrintCallback:
         return f"print({self.fmt!r})"
 
 
-def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001
+def print(fmt: str | None = None, *args, ordered: bool = False,  # noqa: A001
+          partitioned: bool = False, skip_format_check: bool = False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)`` with array values, also from compiled code.
 
     Parameters
@@ -53,7 +54,13 @@ def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A0
     *args, **kwargs
         Pytrees of arrays to format.
     ordered : bool
-        Keep program order among ordered prints and callbacks.
+        Keep program order among ordered prints and callbacks (xjax keeps program order for
+        all of them).
+    partitioned, skip_format_check : bool
+        Accepted for JAX's signature; without effect here.
+
+    With ``fmt`` omitted, returns a print function with these options (JAX's two-call form,
+    ``xjax.debug.print(ordered=True)("x = {}", x)``).
 
     Examples
     --------
@@ -67,11 +74,15 @@ def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A0
     >>> _ = f(jnp.arange(3))
     x + 1 = [1 2 3]
     """
+    if fmt is None:
+        def print_with_options(fmt, *args, **kwargs):
+            return print(fmt, *args, ordered=ordered, **kwargs)
+        return print_with_options
     has_placeholders = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
     callback(_PrintCallback(fmt, has_placeholders), *args, ordered=ordered, **kwargs)
 
 
-def callback(fun, *args, ordered: bool = False, **kwargs) -> None:
+def callback(fun, *args, ordered: bool = False, partitioned: bool = False, **kwargs) -> None:
     """Call ``fun(*args, **kwargs)`` on the values of the arguments for its side effects,
     eagerly or from compiled code (its return value is ignored).
 
