@@ -33,6 +33,33 @@ def is_eager() -> bool:
     return trace_ctx.trace.parent is None
 
 
+def eager_values_of_one_type(*args):
+    """The NumPy values of ``args`` when each is a concrete Array of one dtype and weak type
+    and nothing is traced (nor is eager evaluation routed through XLA), else None.
+
+    Hot eager functions (``dot``, ``matmul``, ``stack``) use it to compute with NumPy in one
+    call, skipping the primitives they would bind one by one: the result is the same array
+    (a Python loop of small operations is where JAX's eager mode is slowest, and ours must
+    not be).
+    """
+    if trace_ctx.trace.parent is not None or _flags["xjax_eager_via_xla"]:
+        return None
+    first = args[0]
+    if type(first) is not Array:
+        return None
+    aval = first._aval
+    values = []
+    for x in args:
+        if type(x) is not Array:
+            return None
+        other = x._aval
+        if other.dtype != aval.dtype or other.weak_type != aval.weak_type:
+            return None
+        npy = x._npy
+        values.append(npy if npy is not None else x._value())
+    return values
+
+
 # --------------------------------------------------------------------------------------------
 # argument checks
 

@@ -10,8 +10,11 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes
+from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
 from xjax.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
-                                   promote_args_inexact, promote_dtypes)
+                                   eager_values_of_one_type, promote_args_inexact,
+                                   promote_dtypes)
 from xjax.numpy.shape_ops import broadcast_shapes, broadcast_to, flip, ravel, _reshape
 from xjax.numpy.ufuncs import conjugate, multiply
 
@@ -31,6 +34,28 @@ def _dot_general(a, b, contract, batch, precision, preferred_element_type):
                            preferred_element_type=_preferred(preferred_element_type, a))
 
 
+# dtypes BLAS multiplies in directly, as dot_general's NumPy implementation would
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                              np.complex128))
+
+
+def _eager_blas(numpy_fun, a, b, max_rank_b):
+    """``numpy_fun(a, b)`` as an Array when both are concrete Arrays of one BLAS dtype (and
+    weak type) outside any transformation: what the dot_general primitive would compute,
+    in one NumPy call. None otherwise (the caller takes the general path)."""
+    values = eager_values_of_one_type(a, b)
+    if values is None or a._aval.dtype not in _BLAS_DTYPES:
+        return None
+    x, y = values
+    if x.ndim == 0 or y.ndim == 0 or (max_rank_b is not None and y.ndim > max_rank_b):
+        return None
+    try:
+        out = np.asarray(numpy_fun(x, y))
+    except ValueError:  # mismatched shapes: the general path raises JAX's TypeError
+        return None
+    return Array._from_numpy(out, ShapedArray(out.shape, out.dtype, a._aval.weak_type))
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's ``dot``: contract the last axis of ``a`` with the second-to-last of ``b``
     (its only axis when 1-D); a scalar operand multiplies.
@@ -42,6 +67,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     Array(11., dtype=float32)
     """
     check_arraylike("dot", a, b)
+    if preferred_element_type is None:
+        out = _eager_blas(np.dot, a, b, max_rank_b=2)
+        if out is not None:
+            return out
     a, b = promote_dtypes(a, b)
     rank_a, rank_b = len(_shape(a)), len(_shape(b))
     if rank_a == 0 or rank_b == 0:
@@ -65,6 +94,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         if np.ndim(x) == 0:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              "ndim 0")
+    if preferred_element_type is None:
+        out = _eager_blas(np.matmul, a, b, max_rank_b=None)
+        if out is not None:
+            return out
     a, b = promote_dtypes(a, b)
     a_vec = len(_shape(a)) == 1
     if len(_shape(b)) <= 2:

@@ -12,10 +12,11 @@ import numpy as np
 from xjax import lax
 from xjax.core import dtypes
 from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
 from xjax.core.trace import Tracer
 from xjax.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
                                    canonicalize_shape, check_arraylike, convert_element_type,
-                                   promote_dtypes, to_jax)
+                                   eager_values_of_one_type, promote_dtypes, to_jax)
 
 
 def _shape(x) -> tuple:
@@ -288,6 +289,8 @@ def atleast_3d(*arys):
 
 
 def _as_list(arrays, fun_name):
+    if type(arrays) is Array:
+        return list(arrays)  # eager iteration yields row views
     if isinstance(arrays, (Array, Tracer, np.ndarray)):
         return [arrays[i] for i in range(np.shape(arrays)[0])]
     arrays = list(arrays)
@@ -346,6 +349,11 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
                          f"{', '.join(str(np.shape(x)) for x in arrays)}.")
     arrays = [to_jax(x) for x in arrays]
     axis = canonicalize_axis(axis, len(_shape(arrays[0])) + 1)
+    values = eager_values_of_one_type(*arrays) if dtype is None else None
+    if values is not None:  # eager: one NumPy call instead of a primitive per array
+        out = np.stack(values, axis)
+        return Array._from_numpy(out, ShapedArray(out.shape, out.dtype,
+                                                  arrays[0]._aval.weak_type))
     return concatenate([insert_axes(x, [axis]) for x in arrays], axis, dtype)
 
 
