@@ -70,8 +70,26 @@ class _TraceEntry:
 
 # One cache per function object, shared by every jit wrapper of it (JAX does the same: this
 # is why the seed's impure function prints 4, 5 and then [14]).
-_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_strong_caches: dict = {}
+class _WeakCaches(weakref.WeakKeyDictionary):
+    """fun -> its cache. ``clear()`` (``xjax.clear_caches``) empties every cache in place:
+    jit wrappers hold their cache dict, so dropping the mapping alone would not reach them."""
+
+    def clear(self):
+        for cache in list(self.values()):
+            cache.clear()
+
+
+class _StrongCaches(dict):
+    """id(fun) -> its cache, for functions that cannot be weakly referenced."""
+
+    def clear(self):
+        for cache in self.values():
+            cache.clear()
+        super().clear()  # ids of dead functions may be reused
+
+
+_caches: "weakref.WeakKeyDictionary" = _WeakCaches()
+_strong_caches: dict = _StrongCaches()
 
 
 def _cache_for(fun) -> dict:
@@ -149,6 +167,7 @@ class JitFunction:
         self._cache = _cache_for(fun)
         self._name = getattr(fun, "__name__", "fun")
         self._has_statics = bool(self._static_argnums or self._static_argnames)
+        self._positional_trees: dict = {}  # number of positional Array args -> in_tree
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -187,6 +206,22 @@ class JitFunction:
 
     def _entry(self, args, kwargs):
         """Find or make the trace entry for these arguments; also return the flat args."""
+        if not kwargs and not self._has_statics:
+            # Dispatch fast path: positional Arrays only, whose pytree depends on their
+            # number alone (the key is the one the general path below builds).
+            avals = []
+            for x in args:
+                if type(x) is not Array:
+                    break
+                avals.append(x._aval)
+            else:
+                in_tree = self._positional_trees.get(len(args))
+                if in_tree is None:
+                    in_tree = self._positional_trees[len(args)] = tree_flatten((args, {}))[1]
+                entry = self._cache.get(((), in_tree, tuple(avals), config.jax_enable_x64,
+                                         config.jax_threefry_partitionable, self._donate_key))
+                if entry is not None:
+                    return entry, args, in_tree
         if self._has_statics or kwargs:
             statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         else:

@@ -106,3 +106,65 @@ def test_printing_waits_for_the_value(slow, capsys):
 
 def test_eager_host_values_are_always_ready():
     assert jnp.arange(3.0).is_ready()
+
+
+# -- dispatch: the positional-Arrays fast path finds the same entries as the general path --
+
+def test_fast_path_shares_entries_with_the_general_path():
+    traces = []
+
+    def f(x, y):
+        traces.append(1)
+        return x * y
+
+    g = xjax.jit(f)
+    a, b = jnp.ones(3), jnp.full(3, 2.0)
+    np.testing.assert_array_equal(g(a, b), [2, 2, 2])
+    np.testing.assert_array_equal(g(a, y=b), [2, 2, 2])  # general path: another in_tree
+    np.testing.assert_array_equal(g(a, b), [2, 2, 2])  # fast path: a hit
+    np.testing.assert_array_equal(g(np.ones(3, np.float32), b), [2, 2, 2])  # general: a hit
+    assert len(traces) == 2
+
+
+@pytest.mark.parametrize("other", [
+    jnp.ones(4),                          # another shape
+    jnp.ones(3, jnp.int32),               # another dtype
+    xjax.Array(np.float32(1.0), True),    # a weakly typed scalar
+])
+def test_fast_path_retraces_on_a_new_signature(other):
+    traces = []
+
+    def f(x):
+        traces.append(x)
+        return x + 1
+
+    g = xjax.jit(f)
+    g(jnp.ones(3))
+    out = g(other)
+    assert len(traces) == 2
+    assert out.dtype == other.dtype and out.shape == other.shape
+    assert out.weak_type == other.weak_type
+
+
+def test_fast_path_follows_x64():
+    g = xjax.jit(lambda x: x + 1)
+    x = xjax.Array(np.arange(3, dtype=np.int32))
+    assert g(x).dtype == np.int32
+    with xjax.config.override(jax_enable_x64=True):
+        assert g(x + 0).dtype == np.int32
+        assert g(xjax.Array(np.arange(3, dtype=np.int64))).dtype == np.int64
+
+
+def test_clear_caches_reaches_existing_jit_wrappers():
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x + 1
+
+    g = xjax.jit(f)
+    g(jnp.ones(2))
+    g(jnp.ones(2))
+    xjax.clear_caches()
+    g(jnp.ones(2))
+    assert len(traces) == 2
