@@ -55,14 +55,19 @@ def _hashable_static(value, position):
     return value
 
 
+_LEAF_TREE = tree_flatten(0)[1]
+
+
 class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
-    __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated")
+    __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated",
+                 "single_leaf")
 
     def __init__(self, closed, out_tree, donated=None):
         self.closed = closed
         self.out_tree = out_tree
+        self.single_leaf = out_tree == _LEAF_TREE  # the output is one array: skip unflatten
         self.compiled = None
         self.donated = donated  # per flat input: donated by the caller (or None: none)
         self.call_jaxpr, self.call_consts = consts_as_args(closed)
@@ -277,7 +282,8 @@ class JitFunction:
             if compiled is None:
                 compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name,
                                                                  entry.donated)
-            return tree_unflatten(entry.out_tree, compiled(*flat))
+            outs = compiled(*flat)
+            return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
         outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 

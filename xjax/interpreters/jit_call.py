@@ -62,8 +62,15 @@ class CompiledFunction:
         return outs
 
     def __call__(self, *args):
-        buffers = self.execute_flat(args)
-        return [Array._from_buffer(b, a) for b, a in zip(buffers, self.out_avals, strict=True)]
+        if self.donated:
+            buffers = self._execute_donating(args)
+        else:  # execute_flat inlined: this is every jitted call's path
+            values = self.const_args + [
+                x._buffer if type(x) is Array and x._buffer is not None
+                else _runtime_value(x, aval) for x, aval in zip(args, self.in_avals, strict=True)]
+            buffers = self.executable.execute(values)
+        from_buffer = Array._from_buffer
+        return [from_buffer(b, a) for b, a in zip(buffers, self.out_avals, strict=True)]
 
 
 def _runtime_value(x, aval):
