@@ -230,3 +230,13 @@ def test_deserializing_garbage_raises_xla_error():
     client = xjax.runtime.get_client()
     with pytest.raises(xjax.runtime.XlaRuntimeError):
         client.deserialize_executable(b"definitely not an executable")
+
+
+def test_environment_variables_set_the_cache_flags(tmp_path):
+    script = ("import xjax; c = xjax.config; print(c.jax_compilation_cache_dir, "
+              "c.jax_persistent_cache_min_compile_time_secs)")
+    env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=str(tmp_path),
+               JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0.5")
+    out = subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == [str(tmp_path), "0.5"]

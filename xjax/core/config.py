@@ -7,6 +7,7 @@ of the single ``config`` object so a hot path reads it with one attribute lookup
 from __future__ import annotations
 
 import contextlib
+import os
 
 _DEFAULTS = {
     # 64-bit types are off by default: float64 requests become float32, int64 int32.
@@ -31,11 +32,35 @@ _DEFAULTS = {
 }
 
 
+# Flags whose initial value an environment variable sets, as in JAX (upper-cased name):
+# ``JAX_COMPILATION_CACHE_DIR=/path python train.py``.
+_FROM_ENVIRONMENT = {
+    "jax_compilation_cache_dir": str,
+    "jax_enable_compilation_cache": lambda v: v.strip().lower() in ("1", "true", "yes", "on"),
+    "jax_persistent_cache_min_compile_time_secs": float,
+    "jax_persistent_cache_min_entry_size_bytes": int,
+}
+
+
+def _environment_values() -> dict:
+    values = {}
+    for name, parse in _FROM_ENVIRONMENT.items():
+        text = os.environ.get(name.upper())
+        if text:
+            try:
+                values[name] = parse(text)
+            except ValueError:
+                raise ValueError(f"bad value {text!r} for environment variable "
+                                 f"{name.upper()}") from None
+    return values
+
+
 class Config:
     """Holds the flags; change them with :meth:`update` so listeners hear of it."""
 
     def __init__(self):
         self.__dict__.update(_DEFAULTS)
+        self.__dict__.update(_environment_values())
         self._listeners = []
 
     def update(self, name: str, value) -> None:

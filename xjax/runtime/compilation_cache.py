@@ -1,6 +1,7 @@
 """A persistent compilation cache: compiled executables stored on disk, keyed by program.
 
-Opt in with ``xjax.config.update("jax_compilation_cache_dir", path)``, as in JAX. A later
+Opt in with ``xjax.config.update("jax_compilation_cache_dir", path)`` (or the environment
+variable ``JAX_COMPILATION_CACHE_DIR``), as in JAX. A later
 process (or the same one after ``xjax.clear_caches()``) that compiles the same StableHLO
 with the same options on the same plugin build loads the executable instead of compiling.
 
