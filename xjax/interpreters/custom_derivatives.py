@@ -63,10 +63,28 @@ def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, num_consts, jvp, symbolic_
     return list(primal_out), list(tangent_out)
 
 
+def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts):
+    """The primal body vmapped over the leading axis of ``args`` (consts unbatched), as a
+    closed jaxpr and the extra leading operands it takes."""
+    from xjax.interpreters.batching import batch_flat
+    size, name = trace.axis_size, trace.axis_name
+    n = len(args)
+
+    def make():
+        def batched(*xs):
+            cs, ys = xs[:num_consts], xs[num_consts:]
+            outs, out_dims = batch_flat(
+                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, [0] * n, name,
+                size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+        return _trace_flat(batched, [get_aval(v) for v in list(consts) + args], kind)
+
+    return _derived(kind + "_batch", call_jaxpr, (name, size, num_consts), make)
+
+
 def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
     """Keep the custom rule under vmap: bind again with the vmapped body and a vmapped jvp
     (operands' batch axes moved first). Batched closed-over values inline the body."""
-    from xjax.interpreters.batching import batch_flat
     from xjax.mapping import vmap
     if all(d is not_mapped for d in dims):
         outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts,
@@ -86,16 +104,7 @@ def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symboli
             *primals, *tangents)
         return out[0], out[1]
 
-    def make():
-        def batched(*xs):
-            cs, ys = xs[:num_consts], xs[num_consts:]
-            outs, out_dims = batch_flat(
-                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, [0] * n, name,
-                size)
-            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
-        return _trace_flat(batched, [get_aval(v) for v in consts + args], "custom_jvp")
-
-    closed, extra = _derived("custom_jvp_batch", call_jaxpr, (name, size, num_consts), make)
+    closed, extra = _batched_body("custom_jvp", trace, call_jaxpr, consts, args, num_consts)
     outs = custom_jvp_call_p.bind(*extra, *consts, *args, call_jaxpr=closed,
                                   num_consts=len(extra) + num_consts, jvp=batched_jvp,
                                   symbolic_zeros=False)
@@ -130,9 +139,38 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd, out_
 
 
 def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
-    # Under vmap the primal body is batched; differentiating a vmapped custom_vjp function
-    # then differentiates the primal (vmap of grad keeps the custom rule).
-    return _inline_batch(trace, vals, dims, call_jaxpr)
+    """Keep the custom rule under vmap (so ``grad(vmap(f))`` runs the user's bwd): bind
+    again with the vmapped body, a vmapped fwd (outputs and residuals batched first) and a
+    vmapped bwd. Batched closed-over values inline the body."""
+    from xjax.mapping import vmap
+    if all(d is not_mapped for d in dims):
+        outs = custom_vjp_call_p.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts,
+                                      fwd=fwd, bwd=bwd, out_tree=out_tree)
+        return outs, [not_mapped] * len(outs)
+    if any(d is not not_mapped for d in dims[:num_consts]):
+        return _inline_batch(trace, vals, dims, call_jaxpr)
+    size, name = trace.axis_size, trace.axis_name
+    consts = list(vals[:num_consts])
+    args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
+                                                       strict=True)]
+
+    def batched_fwd(primals):
+        outs, residuals = vmap(lambda *a: _fwd_pair(fwd(list(a))), axis_name=name)(*primals)
+        return outs, residuals
+
+    def batched_bwd(residuals, cts):
+        return vmap(lambda r, c: tuple(bwd(r, c)), axis_name=name)(residuals, cts)
+
+    closed, extra = _batched_body("custom_vjp", trace, call_jaxpr, consts, args, num_consts)
+    outs = custom_vjp_call_p.bind(*extra, *consts, *args, call_jaxpr=closed,
+                                  num_consts=len(extra) + num_consts, fwd=batched_fwd,
+                                  bwd=batched_bwd, out_tree=out_tree)
+    return outs, [0] * len(outs)
+
+
+def _fwd_pair(result):
+    outs, residuals = result
+    return list(outs), residuals
 
 
 custom_vjp_call_p = Primitive(
