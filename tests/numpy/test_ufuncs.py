@@ -342,3 +342,20 @@ def test_misc():
     np.testing.assert_array_equal(jnp.iscomplex(jnp.array([1 + 0j, 1j])), [False, True])
     assert jnp.iscomplexobj(jnp.array([1j])) and jnp.isrealobj(jnp.array([1.]))
     assert jnp.nextafter(jnp.float32(1), jnp.float32(2)) > 1
+
+
+def test_integer_power_of_negative_exponents_follows_jax():
+    """JAX computes integer powers by binary exponentiation over the exponent's low 6 bits
+    and never raises for negative exponents (NumPy does)."""
+    base = np.array([2, 3, -1, 0, 0, -2, 5], np.int32)
+    exponent = np.array([-1, -1, 65, 0, -3, 31, 13], np.int32)
+    got = np.asarray(jnp.power(jnp.asarray(base), jnp.asarray(exponent)))
+    small = exponent >= 0
+    with np.errstate(over="ignore"):
+        want = np.power(base[small], exponent[small] & 63)
+    np.testing.assert_array_equal(got[small], want)
+    try:
+        import jax.numpy as jjnp
+    except ImportError:
+        return
+    np.testing.assert_array_equal(got, np.asarray(jjnp.power(base, exponent)))

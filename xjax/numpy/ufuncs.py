@@ -297,26 +297,18 @@ pow = power  # noqa: A001
 
 
 def _integer_power(base, exponent):
-    """``base ** exponent`` for integer arrays by binary exponentiation (wraps on overflow,
-    as NumPy does)."""
+    """``base ** exponent`` for integer arrays as JAX computes it: binary exponentiation
+    over the exponent's low 6 bits (more would overflow for any base above 1), wrapping on
+    overflow; a negative exponent is not an error (its low bits are used, as in JAX)."""
     from xjax.numpy.shape_ops import broadcast_arrays
     base, exponent = broadcast_arrays(base, exponent)
-    value = getattr(exponent, "to_concrete_value", None)
-    concrete = value() if value is not None else None
-    if concrete is not None and np.size(concrete):
-        if np.min(concrete) < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
-        bits = max(int(np.max(concrete)).bit_length(), 1)
-    else:
-        bits = dtypes.iinfo(_dtype(exponent)).bits
-    acc = full_like(base, 1)
-    one = const(exponent, 1)
-    for i in range(bits):
-        take = lax.ne(lax.bitwise_and(exponent, one), const(exponent, 0))
-        acc = _select(take, lax.mul(acc, base), acc)
-        if i + 1 < bits:
-            base = lax.mul(base, base)
-            exponent = lax.shift_right_logical(exponent, one)
+    zero, one = const(exponent, 0), const(exponent, 1)
+    # pow(0, e) is 0 for e != 0 and 1 for e == 0
+    acc = _select(lax.bitwise_and(lax.eq(base, zero), lax.ne(exponent, zero)), zero, one)
+    for _ in range(6):
+        acc = _select(lax.bitwise_and(exponent, one), lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        exponent = lax.shift_right_logical(exponent, one)
     return acc
 
 
