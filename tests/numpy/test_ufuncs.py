@@ -359,3 +359,15 @@ def test_integer_power_of_negative_exponents_follows_jax():
     except ImportError:
         return
     np.testing.assert_array_equal(got, np.asarray(jjnp.power(base, exponent)))
+
+
+def test_integer_helpers_dtypes_follow_jax():
+    """bitwise_count returns uint8; lcm of Python ints stays weakly typed."""
+    assert jnp.bitwise_count(jnp.int32(7)).dtype == np.uint8
+    np.testing.assert_array_equal(jnp.bitwise_count(jnp.array([-16, -7, 7, 255])),
+                                  np.bitwise_count(np.array([-16, -7, 7, 255])))
+    out = jnp.lcm(4, 6)
+    assert out.weak_type and int(out) == 12
+    assert jnp.lcm(jnp.int8(4), 6).dtype == np.int8
+    np.testing.assert_array_equal(jnp.lcm(jnp.array([0, -4, 12]), jnp.array([3, 6, -18])),
+                                  np.lcm(np.array([0, -4, 12]), np.array([3, 6, -18])))

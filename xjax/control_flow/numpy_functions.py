@@ -78,8 +78,10 @@ def lcm(x1, x2):
     """
     jnp = _jnp()
     x1, x2 = _promote_integers("lcm", x1, x2)
+    x1, x2 = jnp.abs(x1), jnp.abs(x2)
     d = gcd(x1, x2)
-    return jnp.where(d == 0, 0, jnp.abs(x1 * (x2 // jnp.where(d == 0, 1, d)))).astype(d.dtype)
+    # a Python 0 keeps the result's dtype and weak type (lcm(4, 6) is weak, as in JAX)
+    return jnp.where(d == 0, 0, x1 * (x2 // jnp.where(d == 0, 1, d)))
 
 
 # -- piecewise -------------------------------------------------------------------------------

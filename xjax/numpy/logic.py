@@ -116,11 +116,12 @@ bitwise_right_shift = right_shift
 
 
 def bitwise_count(x, /):
-    """The number of set bits of each element (of its absolute value, as NumPy)."""
+    """The number of set bits of each element (of its absolute value, as NumPy), as
+    uint8 (as in JAX and NumPy)."""
     x, = promote_args("bitwise_count", x)
     if dtypes.is_signed_integer(_dtype(x)):
         x = lax.abs(x)
-    return lax.population_count(x)
+    return lax.convert_element_type(lax.population_count(x), np.uint8)
 
 
 # --------------------------------------------------------------------------------------------
