@@ -2,7 +2,6 @@
 and under jit; against JAX 0.10.2 (values, dtypes, derivatives where JAX uses custom_jvp
 rules); check_grads on smooth regions; errors."""
 
-import re
 
 import numpy as np
 import pytest
@@ -21,21 +20,6 @@ except ImportError:
     jax = None
 
 needs_jax = pytest.mark.skipif(jax is None, reason="JAX is not installed")
-
-_MISSING_RULE = re.compile(r"(Differentiation|Transpose|transpose|JVP|jvp) rule.* not "
-                           r"(yet )?(implemented|written)|autodiff rules arrive")
-
-
-def xfail_missing_rule(fn):
-    """``fn()``; a lax primitive's missing jvp/transpose rule (another issue is writing
-    them) becomes an xfail naming it."""
-    try:
-        return fn()
-    except NotImplementedError as e:
-        if _MISSING_RULE.search(str(e)):
-            pytest.xfail(f"missing lax rule: {e}")
-        raise
-
 
 def _uniform(lo, hi):
     return lambda rng, shape: rng.uniform(lo, hi, shape)
@@ -399,7 +383,7 @@ GRAD_CASES = [
 @pytest.mark.parametrize("name,make,points", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_derivatives_match_jax(name, make, points):
     x = np.array(points, np.float32)
-    got = xfail_missing_rule(lambda: xjax.vmap(xjax.grad(make(special)))(jnp.asarray(x)))
+    got = xjax.vmap(xjax.grad(make(special)))(jnp.asarray(x))
     want = jax.vmap(jax.grad(make(jax.scipy.special)))(jjnp.asarray(x))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-4, atol=1e-6)
 
@@ -423,5 +407,4 @@ SMOOTH_CASES = [
 @pytest.mark.parametrize("name,fn,points", SMOOTH_CASES, ids=[c[0] for c in SMOOTH_CASES])
 def test_check_grads(name, fn, points):
     x = jnp.asarray(np.array(points, np.float32))
-    xfail_missing_rule(lambda: check_grads(fn, (x,), order=1, modes=("fwd", "rev"), eps=1e-3,
-                                           atol=2e-2, rtol=2e-2))
+    check_grads(fn, (x,), order=1, modes=("fwd", "rev"), eps=1e-3, atol=2e-2, rtol=2e-2)

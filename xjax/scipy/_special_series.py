@@ -214,7 +214,8 @@ def spence(x):
     unit = _spence_unit(x_unit, n_terms)
     log_big = jnp.log(x_big)
     out = jnp.where(invert, -unit - 0.5 * log_big * log_big, unit)
-    out = jnp.where(x == 0, _PI2_6, out)
+    # exact values at 0 and 1 as JAX's piecewise gives them, with their zero derivatives
+    out = jnp.where(x == 1, 0.0, jnp.where(x == 0, _PI2_6, out))
     return jnp.where((x < 0) | jnp.isinf(x) | jnp.isnan(x), np.nan, out).astype(x.dtype)
 
 
