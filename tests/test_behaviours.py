@@ -196,3 +196,20 @@ def test_derivatives_of_weak_inputs_stay_weak():
         assert out.weak_type, repr(out)
     assert not xjax.grad(cube)(jnp.float32(1.0)).weak_type
     assert not xjax.jacfwd(cube)(jnp.ones(2)).weak_type
+
+
+def test_jacfwd_through_inner_jit_matches_finite_differences():
+    """Forward-mode Jacobians of functions that call jitted functions (xjax.nn's are
+    jitted): the batched jit returns its outputs batched, which must not break jacfwd."""
+    inner = xjax.jit(lambda a: jnp.log1p(jnp.exp(a)))
+    f = lambda a: jnp.sum(inner(a) * a)  # noqa: E731
+    x = np.array([0.3, -1.2, 2.5], np.float32)
+    hess = np.asarray(xjax.jacfwd(xjax.grad(f))(jnp.asarray(x)))
+    np.testing.assert_allclose(hess, np.asarray(xjax.hessian(f)(jnp.asarray(x))), rtol=1e-5)
+    eps = 1e-3
+    g = xjax.grad(f)
+    numeric = np.stack([(np.asarray(g(jnp.asarray(x + eps * e))) -
+                         np.asarray(g(jnp.asarray(x - eps * e)))) / (2 * eps)
+                        for e in np.eye(3, dtype=np.float32)], axis=1)
+    np.testing.assert_allclose(hess, numeric, rtol=2e-2, atol=2e-2)
+    assert xjax.jacfwd(xjax.nn.softplus)(1.0).weak_type

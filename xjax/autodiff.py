@@ -476,14 +476,18 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                          has_aux=has_aux)
             return (result[1], result[0], result[2]) if has_aux else (result[1], result[0])
 
-        out_axes = (0, None, None) if has_aux else (0, None)
+        # The primal outputs only give the blocks' dtype and weak type: batch them (their
+        # batch dim may be "mapped" after a jit inside) and read their avals.
+        out_axes = (0, 0, None) if has_aux else (0, 0)
         result = vmap(pushfwd, out_axes=out_axes)(*_basis(in_avals))
         tangents, primals, aux = result if has_aux else (*result, None)
         flat_t, out_tree = tree_flatten(tangents)
         jac = []
         for t, y in zip(flat_t, tree_flatten(primals)[0], strict=True):
             out_shape = get_aval(t).shape[1:]
-            blocks = _blocks(t, in_avals, out_shape, forward=True, example=get_aval(y))
+            y_aval = get_aval(y)
+            example = ShapedArray(y_aval.shape[1:], y_aval.dtype, y_aval.weak_type)
+            blocks = _blocks(t, in_avals, out_shape, forward=True, example=example)
             tree = tree_unflatten(in_tree, blocks)
             jac.append(tree[0] if isinstance(argnums, int) else tree)
         jac = tree_unflatten(out_tree, jac)
