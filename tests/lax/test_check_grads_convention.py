@@ -56,3 +56,22 @@ def test_matches_jax_test_util_on_complex_functions():
             ct = ct.real.astype(np.float32)
         np.testing.assert_allclose(np.asarray(ours_vjp(jnp.asarray(ct))[0]),
                                    np.asarray(theirs_vjp(ct)[0]), rtol=1e-5, atol=1e-6)
+
+
+def _sin_with_vjp(bwd):
+    @xjax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defvjp(lambda x: (jnp.sin(x), x), bwd)
+    return f
+
+
+def test_custom_vjp_functions_checked_in_reverse_mode():
+    # no forward mode: J t comes from finite differences, as in jax.test_util.check_vjp
+    x = jnp.asarray(np.array([0.5, 1.0, -2.0], np.float32))
+    check_grads(_sin_with_vjp(lambda x, ct: (ct * jnp.cos(x),)), (x,), order=2,
+                modes=("rev",))
+    with pytest.raises(AssertionError, match="vjp disagrees with finite differences"):
+        check_grads(_sin_with_vjp(lambda x, ct: (ct * jnp.sin(x),)), (x,), order=1,
+                    modes=("rev",))
