@@ -88,6 +88,7 @@ from xjax.numpy.einsum import einsum, einsum_path  # noqa: F401,E402
 from xjax.numpy.histograms import *  # noqa: F401,F403,E402
 from xjax.numpy.polynomial import *  # noqa: F401,F403,E402
 from xjax.numpy.misc import *  # noqa: F401,F403,E402
+from xjax.numpy.padding import *  # noqa: F401,F403,E402
 from xjax.numpy.numerical import *  # noqa: F401,F403,E402
 from xjax.numpy.vectorize import *  # noqa: F401,F403,E402
 from xjax.numpy.index_objects import *  # noqa: F401,F403,E402

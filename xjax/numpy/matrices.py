@@ -1,5 +1,5 @@
-"""Diagonals and triangles: ``diagonal``, ``diag``, ``trace``, ``tri``, ``tril``, ``triu``,
-and ``pad`` (constant and edge modes)."""
+"""Diagonals and triangles: ``diagonal``, ``diag``, ``trace``, ``tri``, ``tril``, ``triu``
+(``pad`` is in :mod:`xjax.numpy.padding`)."""
 
 from __future__ import annotations
 
@@ -106,50 +106,4 @@ def triu(m, k: int = 0):
     return _triangle("triu", m, k, False)
 
 
-def _pad_widths(pad_width, rank):
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (rank, 2))
-    if (widths < 0).any():
-        raise ValueError(f"index can't contain negative values, got {pad_width}")
-    return [tuple(int(w) for w in row) for row in widths]
-
-
-def pad(array, pad_width, mode: str = "constant", *, constant_values=0):
-    """Pad ``array`` by ``pad_width`` (per axis ``(before, after)``) with a constant or its
-    edge values."""
-    check_arraylike("pad", array)
-    array = to_jax(array)
-    widths = _pad_widths(pad_width, len(_shape(array)))
-    if mode == "constant":
-        if np.ndim(constant_values) != 0:
-            raise NotImplementedError("jnp.pad: only scalar constant_values are supported.")
-        value = convert_element_type(constant_values, aval_of(array).dtype, False)
-        return lax.pad(array, value, [(lo, hi, 0) for lo, hi in widths])
-    if mode == "edge":
-        for axis, (lo, hi) in enumerate(widths):
-            n = _shape(array)[axis]
-            if n == 0 and (lo or hi):
-                raise ValueError("can't extend empty axis using modes other than 'constant'")
-            parts = []
-            if lo:
-                parts.append(_repeat_edge(array, axis, 0, lo))
-            parts.append(array)
-            if hi:
-                parts.append(_repeat_edge(array, axis, n - 1, hi))
-            if len(parts) > 1:
-                array = lax.concatenate(parts, axis)
-        return array
-    raise NotImplementedError(f"jnp.pad: mode {mode!r} is not implemented (constant and edge "
-                              "are).")
-
-
-def _repeat_edge(array, axis, index, count):
-    shape = list(_shape(array))
-    starts = [0] * len(shape)
-    limits = list(shape)
-    starts[axis], limits[axis] = index, index + 1
-    edge = lax.slice(array, tuple(starts), tuple(limits))
-    shape[axis] = count
-    return broadcast_to(edge, tuple(shape))
-
-
-__all__ = ["diagonal", "trace", "diag", "tri", "tril", "triu", "pad"]
+__all__ = ["diagonal", "trace", "diag", "tri", "tril", "triu"]
