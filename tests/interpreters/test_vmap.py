@@ -100,3 +100,10 @@ def test_errors():
         vmap(lambda a: a, in_axes=2)(jnp.ones((2, 2)))
     with pytest.raises(ValueError, match="at least one non-None"):
         vmap(lambda a: a, in_axes=None)(jnp.ones(2))
+
+
+def test_shape_errors_under_vmap_name_the_unbatched_shapes():
+    """As in JAX, a per-example type error reports the shapes the user wrote, not the
+    batched ones."""
+    with pytest.raises(TypeError, match=r"\(3, 3\), \(4, 4\)"):
+        xjax.vmap(lambda a: a[:, :3] + jnp.eye(4), in_axes=1)(jnp.ones((3, 4, 5)))

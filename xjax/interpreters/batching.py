@@ -66,6 +66,9 @@ class BatchTrace(Trace):
                 if isinstance(rule, Absent):
                     raise NotImplementedError(f"Batching rule for '{primitive.name}' not "
                                               f"implemented: {rule.reason}")
+                # Type-check the per-example application first, so a bad program fails
+                # with the shapes the user wrote (as in JAX), not the batched ones.
+                primitive.abstract_eval(*[_unbatched_aval(x) for x in args], **params)
                 out, out_dim = rule(vals, dims, **params)
         if primitive.multiple_results:
             return [self.wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
@@ -75,6 +78,10 @@ class BatchTrace(Trace):
         if dim is not_mapped:
             return val
         return BatchTracer(self, val, dim)
+
+
+def _unbatched_aval(x):
+    return x.aval if isinstance(x, Tracer) else get_aval(x)
 
 
 def batch_flat(flat_fun, args, in_dims, axis_name, axis_size):
