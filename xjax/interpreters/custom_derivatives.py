@@ -82,33 +82,41 @@ def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts):
     return _derived(kind + "_batch", call_jaxpr, (name, size, num_consts), make)
 
 
-def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
-    """Keep the custom rule under vmap: bind again with the vmapped body and a vmapped jvp
-    (operands' batch axes moved first). Batched closed-over values inline the body."""
-    from xjax.mapping import vmap
+def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_consts, params,
+                       batched_params):
+    """Batch a custom-derivative call keeping its rule: rebind with the vmapped body and
+    the params ``batched_params(axis_name, n_args)`` gives (rules vmapped over operands
+    whose batch axes are moved first). Batched closed-over values inline the body."""
     if all(d is not_mapped for d in dims):
-        outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts,
-                                      jvp=jvp, symbolic_zeros=symbolic_zeros)
+        outs = primitive.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts, **params)
         return outs, [not_mapped] * len(outs)
     if any(d is not not_mapped for d in dims[:num_consts]):
         return _inline_batch(trace, vals, dims, call_jaxpr)
-    size, name = trace.axis_size, trace.axis_name
+    size = trace.axis_size
     consts = list(vals[:num_consts])
     args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
                                                        strict=True)]
-    n = len(args)
-
-    def batched_jvp(primals, tangents):
-        tangents = [instantiate(t) for t in tangents]
-        out = vmap(lambda *a: _pair(jvp(list(a[:n]), list(a[n:]))), axis_name=name)(
-            *primals, *tangents)
-        return out[0], out[1]
-
-    closed, extra = _batched_body("custom_jvp", trace, call_jaxpr, consts, args, num_consts)
-    outs = custom_jvp_call_p.bind(*extra, *consts, *args, call_jaxpr=closed,
-                                  num_consts=len(extra) + num_consts, jvp=batched_jvp,
-                                  symbolic_zeros=False)
+    closed, extra = _batched_body(kind, trace, call_jaxpr, consts, args, num_consts)
+    outs = primitive.bind(*extra, *consts, *args, call_jaxpr=closed,
+                          num_consts=len(extra) + num_consts,
+                          **batched_params(trace.axis_name, len(args)))
     return outs, [0] * len(outs)
+
+
+def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    from xjax.mapping import vmap
+
+    def batched_params(name, n):
+        def batched_jvp(primals, tangents):
+            tangents = [instantiate(t) for t in tangents]
+            out = vmap(lambda *a: _pair(jvp(list(a[:n]), list(a[n:]))), axis_name=name)(
+                *primals, *tangents)
+            return out[0], out[1]
+        return {"jvp": batched_jvp, "symbolic_zeros": False}
+
+    return _batch_custom_call("custom_jvp", custom_jvp_call_p, trace, vals, dims, call_jaxpr,
+                              num_consts, {"jvp": jvp, "symbolic_zeros": symbolic_zeros},
+                              batched_params)
 
 
 def _pair(result):
@@ -139,33 +147,21 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd, out_
 
 
 def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
-    """Keep the custom rule under vmap (so ``grad(vmap(f))`` runs the user's bwd): bind
-    again with the vmapped body, a vmapped fwd (outputs and residuals batched first) and a
-    vmapped bwd. Batched closed-over values inline the body."""
+    """vmap keeps the custom rule (so ``grad(vmap(f))`` runs the user's bwd): a vmapped fwd
+    (outputs and residuals batched first) and a vmapped bwd."""
     from xjax.mapping import vmap
-    if all(d is not_mapped for d in dims):
-        outs = custom_vjp_call_p.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts,
-                                      fwd=fwd, bwd=bwd, out_tree=out_tree)
-        return outs, [not_mapped] * len(outs)
-    if any(d is not not_mapped for d in dims[:num_consts]):
-        return _inline_batch(trace, vals, dims, call_jaxpr)
-    size, name = trace.axis_size, trace.axis_name
-    consts = list(vals[:num_consts])
-    args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
-                                                       strict=True)]
 
-    def batched_fwd(primals):
-        outs, residuals = vmap(lambda *a: _fwd_pair(fwd(list(a))), axis_name=name)(*primals)
-        return outs, residuals
+    def batched_params(name, n):
+        def batched_fwd(primals):
+            return vmap(lambda *a: _fwd_pair(fwd(list(a))), axis_name=name)(*primals)
 
-    def batched_bwd(residuals, cts):
-        return vmap(lambda r, c: tuple(bwd(r, c)), axis_name=name)(residuals, cts)
+        def batched_bwd(residuals, cts):
+            return vmap(lambda r, c: tuple(bwd(r, c)), axis_name=name)(residuals, cts)
+        return {"fwd": batched_fwd, "bwd": batched_bwd, "out_tree": out_tree}
 
-    closed, extra = _batched_body("custom_vjp", trace, call_jaxpr, consts, args, num_consts)
-    outs = custom_vjp_call_p.bind(*extra, *consts, *args, call_jaxpr=closed,
-                                  num_consts=len(extra) + num_consts, fwd=batched_fwd,
-                                  bwd=batched_bwd, out_tree=out_tree)
-    return outs, [0] * len(outs)
+    return _batch_custom_call("custom_vjp", custom_vjp_call_p, trace, vals, dims, call_jaxpr,
+                              num_consts, {"fwd": fwd, "bwd": bwd, "out_tree": out_tree},
+                              batched_params)
 
 
 def _fwd_pair(result):
