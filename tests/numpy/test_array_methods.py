@@ -224,3 +224,27 @@ def test_grad_through_numpy_functions():
 
     g = xjax.grad(sum_logistic)(jnp.arange(3.))
     np.testing.assert_allclose(np.asarray(g), [0.25, 0.19661194, 0.10499357], rtol=1e-5)
+
+
+def test_sorting_and_selection_methods():
+    """Array.sort/argsort/argpartition/searchsorted/compress/choose, as JAX's Array has them
+    (they forward to the jnp functions)."""
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], np.float32)
+    x = jnp.asarray(a)
+    np.testing.assert_array_equal(x.sort(axis=0), np.sort(a, axis=0))
+    np.testing.assert_array_equal(x.argsort(), np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(x.sort(descending=True), -np.sort(-a))
+    part = np.asarray(x.argpartition(1))
+    picked = np.take_along_axis(a, part, axis=-1)
+    assert (picked[:, :1] <= picked[:, 1:2]).all() and (picked[:, 1:2] <= picked[:, 2:]).all()
+    s = jnp.array([1.0, 2.0, 3.0])
+    assert int(s.searchsorted(2.5)) == np.searchsorted([1.0, 2.0, 3.0], 2.5)
+    np.testing.assert_array_equal(x.compress(jnp.array([True, False]), axis=0), a[:1])
+    np.testing.assert_array_equal(jnp.array([0, 1]).choose([jnp.array([1, 2]),
+                                                             jnp.array([3, 4])]), [1, 4])
+
+
+def test_builtin_round_without_ndigits_gives_integers():
+    out = round(jnp.float32(2.5))
+    assert out.dtype == np.int32 and int(out) == 2  # half to even, as Python's round
+    assert round(jnp.float32(2.56), 1).dtype == np.float32

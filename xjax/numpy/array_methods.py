@@ -76,7 +76,41 @@ def _rpow(self, other, mod=None):
 
 
 def _round(self, ndigits=None):
-    return ufuncs.round(self, 0 if ndigits is None else ndigits)
+    out = ufuncs.round(self, 0 if ndigits is None else ndigits)
+    # like a builtin float, round(x) without ndigits gives an integer (JAX: int32)
+    return astype(out, int) if ndigits is None else out
+
+
+def _sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    from xjax.numpy import sorting
+    return sorting.sort(self, axis, kind=kind, order=order, stable=stable,
+                        descending=descending)
+
+
+def _argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    from xjax.numpy import sorting
+    return sorting.argsort(self, axis, kind=kind, order=order, stable=stable,
+                           descending=descending)
+
+
+def _argpartition(self, kth, axis=-1):
+    from xjax.numpy import sorting
+    return sorting.argpartition(self, kth, axis)
+
+
+def _searchsorted(self, v, side="left", sorter=None, *, method="scan"):
+    import xjax.numpy as jnp  # defined with the control-flow based functions
+    return jnp.searchsorted(self, v, side=side, sorter=sorter, method=method)
+
+
+def _compress(self, condition, axis=None, *, size=None, fill_value=0):
+    from xjax.numpy import misc
+    return misc.compress(condition, self, axis, size=size, fill_value=fill_value)
+
+
+def _choose(self, choices, mode="raise"):
+    from xjax.numpy import misc
+    return misc.choose(self, choices, mode=mode)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,6 +230,8 @@ _METHODS = {
     "sum": reductions.sum, "swapaxes": shape_ops.swapaxes, "take": indexing.take,
     "transpose": _transpose, "var": reductions.var, "view": _view,
     "diagonal": matrices.diagonal, "trace": matrices.trace,
+    "sort": _sort, "argsort": _argsort, "argpartition": _argpartition,
+    "searchsorted": _searchsorted, "compress": _compress, "choose": _choose,
 }
 
 _PROPERTIES = {
