@@ -121,12 +121,7 @@ REDUCING_METHODS = [("sum", {}), ("sum", {"axis": 0}), ("mean", {"axis": 1}),
                     ("cumprod", {}), ("ptp", {"axis": 0})]
 
 
-VAR_SLOT = pytest.mark.xfail(reason="StagingTracer's `var` slot (its jaxpr Var) shadows the "
-                                     "var method on tracers", strict=False)
-
-
-@pytest.mark.parametrize("name,kwargs", [pytest.param(n, k, marks=VAR_SLOT) if n == "var" else
-                                         (n, k) for n, k in REDUCING_METHODS],
+@pytest.mark.parametrize("name,kwargs", REDUCING_METHODS,
                          ids=[f"{n}-{k}" for n, k in REDUCING_METHODS])
 def test_reducing_methods(name, kwargs):
     ref = getattr(np, name)(A, **kwargs)
@@ -216,8 +211,6 @@ def test_tracer_printing_and_selu():
     assert seen[0].startswith("Traced<ShapedArray(float32[7])>")
 
 
-@pytest.mark.xfail(reason="needs the jvp rules of lax primitives (neg, exp, div, ...)",
-                   strict=False)
 def test_grad_through_numpy_functions():
     def sum_logistic(x):
         return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))

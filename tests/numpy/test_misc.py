@@ -13,15 +13,6 @@ import xjax.numpy as jnp
 from xjax.core import errors
 
 
-def _batching_pending(fun, *args, **kwargs):
-    """Run ``fun``; xfail when a primitive it uses has no batching (or differentiation)
-    rule yet: those land separately for the older primitives."""
-    try:
-        return fun(*args, **kwargs)
-    except NotImplementedError as e:
-        if "Batching rule" not in str(e) and "Differentiation rule" not in str(e):
-            raise
-        pytest.xfail(str(e))
 
 
 X = np.arange(6, dtype=np.int32).reshape(2, 3)
@@ -219,7 +210,7 @@ def test_i0_and_windows():
                                        rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(jnp.kaiser(m, 3.0), np.kaiser(m, 3.0), rtol=1e-5,
                                    atol=1e-6)
-    g = _batching_pending(xjax.grad(lambda x: jnp.i0(x)), np.float32(1.5))
+    g = xjax.grad(lambda x: jnp.i0(x))(np.float32(1.5))
     np.testing.assert_allclose(g, (np.i0(1.5 + 1e-3) - np.i0(1.5 - 1e-3)) / 2e-3, rtol=1e-3)
 
 
@@ -268,9 +259,9 @@ def test_vectorize():
     with pytest.raises(ValueError, match="does not have enough dimensions"):
         jnp.vectorize(lambda a: a.sum(), signature="(n)->()")(np.ones(()))
     total = jnp.vectorize(lambda a: a.sum(), signature="(n)->()")
-    np.testing.assert_array_equal(_batching_pending(total, np.ones((2, 3))), [3, 3])
+    np.testing.assert_array_equal(total(np.ones((2, 3))), [3, 3])
     dot = jnp.vectorize(jnp.dot, signature="(n),(n)->()")
-    np.testing.assert_array_equal(_batching_pending(dot, np.ones((2, 3)), np.ones(3)),
+    np.testing.assert_array_equal(dot(np.ones((2, 3)), np.ones(3)),
                                   [3, 3])
 
 
@@ -278,10 +269,10 @@ def test_ufunc_methods():
     add = jnp.frompyfunc(lambda a, b: a + b, 2, 1, identity=0)
     assert repr(add) == "<jnp.ufunc '<lambda>'>" and add.nin == 2 and add.identity == 0
     np.testing.assert_array_equal(add(np.arange(3), 1), [1, 2, 3])
-    np.testing.assert_array_equal(_batching_pending(add.outer, np.arange(3), np.arange(2)),
+    np.testing.assert_array_equal(add.outer(np.arange(3), np.arange(2)),
                                   np.add.outer(np.arange(3), np.arange(2)))
     np.testing.assert_array_equal(
-        _batching_pending(lambda: add.reduce(np.arange(6).reshape(2, 3), axis=1)), [3, 12])
+        lambda: add.reduce(np.arange(6).reshape(2(3), axis=1)), [3, 12])
     np.testing.assert_array_equal(add.reduce(np.arange(4)), 6)
     np.testing.assert_array_equal(add.accumulate(np.arange(4)), [0, 1, 3, 6])
     np.testing.assert_array_equal(add.at(np.arange(4), np.array([0, 0]), 5, inplace=False),
@@ -293,13 +284,13 @@ def test_apply_functions_and_fromfunction():
     np.testing.assert_array_equal(jnp.apply_over_axes(jnp.sum, X, [0, 1]),
                                   np.apply_over_axes(np.sum, X, [0, 1]))
     np.testing.assert_array_equal(
-        _batching_pending(jnp.fromfunction, lambda i, j: i * 10 + j, (2, 3), dtype=int),
+        jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=int),
         np.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=int))
     np.testing.assert_array_equal(
-        _batching_pending(jnp.apply_along_axis, jnp.sum, 0, X),
+        jnp.apply_along_axis(jnp.sum, 0, X),
         np.apply_along_axis(np.sum, 0, X))
     np.testing.assert_array_equal(
-        _batching_pending(jnp.apply_along_axis, jnp.cumsum, 1, X),
+        jnp.apply_along_axis(jnp.cumsum, 1, X),
         np.apply_along_axis(np.cumsum, 1, X))
 
 
