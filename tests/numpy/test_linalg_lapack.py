@@ -1,5 +1,6 @@
-"""LU-based linear algebra under jit on the CPU, where ``lu`` lowers to LAPACK getrf through
-the xjax_lapack_getrf FFI custom call: values against NumPy, and vmap/grad through it."""
+"""LU-based linear algebra under jit on the CPU, where ``lu`` lowers to LAPACK getrf and
+``triangular_solve`` to BLAS trsm through FFI custom calls: values against NumPy, and
+vmap/grad through them."""
 
 import numpy as np
 import pytest
@@ -89,3 +90,37 @@ def test_vmap_and_grad_through_jitted_lapack_lu():
     gdet = xjax.jit(xjax.grad(jnp.linalg.det))(a[1])
     want = np.linalg.det(a[1].astype(np.float64)) * np.linalg.inv(a[1].astype(np.float64)).T
     np.testing.assert_allclose(gdet, want, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.skipif(ffi.TRSM_TARGET not in ffi.ffi_targets("cpu"),
+                    reason="NumPy's bundled OpenBLAS has no trsm")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a,conjugate_a", [(False, False), (True, False),
+                                                     (True, True), (False, True)])
+@pytest.mark.parametrize("unit_diagonal", [False, True])
+def test_jit_triangular_solve_against_numpy(dtype, left_side, lower, transpose_a, conjugate_a,
+                                            unit_diagonal):
+    with xjax.config.override(jax_enable_x64=dtype in (np.float64, np.complex128)):
+        rng = np.random.default_rng(3)
+        a = _matrix(rng, (2, 5, 5), dtype)
+        b = rng.standard_normal((2, 5, 3) if left_side else (2, 3, 5)).astype(dtype)
+        kwargs = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
+                      conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+        fun = xjax.jit(lambda m, v: lax.linalg.triangular_solve(m, v, **kwargs))
+        if (dtype, left_side, lower) == (np.float32, True, True):
+            assert ffi.TRSM_TARGET in fun.lower(a, b).as_text() or (
+                conjugate_a and not transpose_a)
+        x = np.asarray(fun(a, b))
+        t = np.tril(a) if lower else np.triu(a)
+        if unit_diagonal:
+            t = t - np.diagonal(t, axis1=-2, axis2=-1)[..., None] * np.eye(5) + np.eye(5)
+        if conjugate_a:
+            t = t.conj()
+        if transpose_a:
+            t = np.swapaxes(t, -1, -2)
+        got = t @ x if left_side else x @ t
+        tol = 1e-10 if dtype in (np.float64, np.complex128) else 1e-4
+        np.testing.assert_allclose(got, b, rtol=tol, atol=tol)

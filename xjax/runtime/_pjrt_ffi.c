@@ -10,6 +10,9 @@
  *                       Python and no GIL. Operand and `lu` are column-major (the lowering
  *                       asks XLA for that layout); results: lu, pivots (i32, 0-based) and
  *                       the permutation (i32).
+ *   xjax_blas_trsm      triangular solve by BLAS ?trsm from the same library: operands a and
+ *                       b, result x, all column-major; i64 attributes left, lower, trans
+ *                       (0 none, 1 transpose, 2 adjoint) and unit.
  *
  * The structs below are the leading fields of XLA's FFI C API (xla/ffi/api/c_api.h) and of
  * the PJRT FFI extension (xla/pjrt/c/pjrt_c_api_ffi_extension.h), written here because the
@@ -386,6 +389,48 @@ static void *lapack_getrf_handler(FfiCallFrame *frame) {
   return NULL;
 }
 
+/* ------------------------------------------------------------ BLAS trsm */
+
+typedef void (*trsm_fn)(const char *side, const char *uplo, const char *transa,
+                        const char *diag, const int64_t *m, const int64_t *n,
+                        const void *alpha, const void *a, const int64_t *lda, void *b,
+                        const int64_t *ldb, size_t, size_t, size_t, size_t);
+static trsm_fn trsm[4]; /* s, d, c, z; NULL when the library lacks them */
+
+static void *blas_trsm_handler(FfiCallFrame *frame) {
+  if (answer_metadata(frame)) return NULL;
+  if (!frame_ok(frame) || frame->args.size != 2 || frame->rets.size != 1)
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT,
+                     "xjax_blas_trsm takes 2 operands and makes 1 result");
+  FfiBuffer *a = (FfiBuffer *)frame->args.values[0];
+  FfiBuffer *b = (FfiBuffer *)frame->args.values[1];
+  FfiBuffer *x = (FfiBuffer *)frame->rets.values[0];
+  int k = getrf_index(a->dtype);
+  int64_t left, lower, trans, unit;
+  if (k < 0 || trsm[k] == NULL || b->dtype != a->dtype || x->dtype != a->dtype ||
+      a->rank != b->rank || b->rank < 2 || !find_i64_attr(frame, "left", &left) ||
+      !find_i64_attr(frame, "lower", &lower) || !find_i64_attr(frame, "trans", &trans) ||
+      !find_i64_attr(frame, "unit", &unit) || trans < 0 || trans > 2)
+    return ffi_error(frame, FFI_ERR_UNIMPLEMENTED, "xjax_blas_trsm: unsupported operands");
+  int64_t m = b->dims[b->rank - 2], n = b->dims[b->rank - 1];
+  int64_t am = a->dims[a->rank - 1], batch = 1;
+  for (int64_t d = 0; d < b->rank - 2; d++) batch *= b->dims[d];
+  size_t b_bytes = (size_t)(m * n) * getrf_itemsize[k];
+  size_t a_bytes = (size_t)(am * am) * getrf_itemsize[k];
+  if (b_bytes == 0 || batch == 0) return NULL;
+  if (x->data != b->data) memcpy(x->data, b->data, b_bytes * (size_t)batch);
+  const double one[2] = {1.0, 0.0};
+  const float onef[2] = {1.0f, 0.0f};
+  const void *alpha = (k == 0 || k == 2) ? (const void *)onef : (const void *)one;
+  const char side = left ? 'L' : 'R', uplo = lower ? 'L' : 'U', diag = unit ? 'U' : 'N';
+  const char transa = trans == 0 ? 'N' : trans == 1 ? 'T' : 'C';
+  int64_t lda = am > 1 ? am : 1, ldb = m > 1 ? m : 1;
+  for (int64_t i = 0; i < batch; i++)
+    trsm[k](&side, &uplo, &transa, &diag, &m, &n, alpha, (char *)a->data + (size_t)i * a_bytes,
+            &lda, (char *)x->data + (size_t)i * b_bytes, &ldb, 1, 1, 1, 1);
+  return NULL;
+}
+
 /* ------------------------------------------------------------ Python entry */
 
 static const FfiExtension *find_ffi_extension(const PJRT_Api *api) {
@@ -429,6 +474,12 @@ PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
   void *handler;
   if (strcmp(name, "xjax_host_callback") == 0) {
     handler = (void *)host_callback_handler;
+  } else if (strcmp(name, "xjax_blas_trsm") == 0) {
+    if (trsm[0] == NULL) {
+      PyErr_SetString(PyExc_RuntimeError, "load a BLAS with ?trsm first (ffi_load_lapack)");
+      return NULL;
+    }
+    handler = (void *)blas_trsm_handler;
   } else if (strcmp(name, "xjax_lapack_getrf") == 0) {
     if (getrf[0] == NULL) {
       PyErr_SetString(PyExc_RuntimeError, "load LAPACK first (ffi_load_lapack)");
@@ -442,7 +493,8 @@ PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
   return register_handler((PluginObject *)plugin, name, handler);
 }
 
-/* ffi_load_lapack(path, prefix, suffix): dlopens the library and finds ?getrf. */
+/* ffi_load_lapack(path, prefix, suffix): dlopens the library and finds ?getrf (required)
+ * and ?trsm; returns whether ?trsm was found. */
 PyObject *ffi_load_lapack(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path_obj;
@@ -468,7 +520,17 @@ PyObject *ffi_load_lapack(PyObject *mod, PyObject *args) {
     }
   }
   memcpy(getrf, found, sizeof(getrf));
-  Py_RETURN_NONE;
+  /* ?trsm is optional: without it triangular solves stay XLA's */
+  trsm_fn found_trsm[4];
+  int have_trsm = 1;
+  for (int i = 0; i < 4; i++) {
+    char name[128];
+    snprintf(name, sizeof(name), "%s%ctrsm%s", prefix, letters[i], suffix);
+    found_trsm[i] = (trsm_fn)dlsym(lib, name);
+    have_trsm = have_trsm && found_trsm[i] != NULL;
+  }
+  if (have_trsm) memcpy(trsm, found_trsm, sizeof(trsm));
+  return PyBool_FromLong(have_trsm);
 }
 
 PyObject *ffi_set_dispatcher(PyObject *mod, PyObject *fn) {

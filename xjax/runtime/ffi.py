@@ -10,6 +10,8 @@ functions and says which custom-call targets a platform has.
   keep them) and must return one array per result. Token operands and results are skipped.
 - ``LU_TARGET``: LAPACK ``?getrf`` on column-major matrices, from the OpenBLAS that NumPy
   bundles (found by ``_find_numpy_lapack``); absent when that library is not found.
+- ``TRSM_TARGET``: BLAS ``?trsm`` (triangular solve) from the same library, column-major;
+  integer attributes ``left``, ``lower``, ``trans`` (0 none, 1 transpose, 2 adjoint), ``unit``.
 
 Registered functions live as long as the process (executables refer to them by id; the
 cache of compiled programs would otherwise have to track them). ``register_host_callback``
@@ -29,10 +31,12 @@ import numpy as np
 from . import _pjrt
 from .client import _find_plugin, get_client
 
-__all__ = ["HOST_CALLBACK_TARGET", "LU_TARGET", "ffi_targets", "register_host_callback"]
+__all__ = ["HOST_CALLBACK_TARGET", "LU_TARGET", "TRSM_TARGET", "ffi_targets",
+           "register_host_callback"]
 
 HOST_CALLBACK_TARGET = "xjax_host_callback"
 LU_TARGET = "xjax_lapack_getrf"
+TRSM_TARGET = "xjax_blas_trsm"
 
 # XLA_FFI_DataType (xla_data.proto's PrimitiveType numbers) -> numpy dtype.
 _FFI_DTYPES = {
@@ -135,9 +139,12 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
                 names.add(HOST_CALLBACK_TARGET)
                 lapack = _find_numpy_lapack()
                 if lapack is not None:
-                    _pjrt.ffi_load_lapack(*lapack)
+                    has_trsm = _pjrt.ffi_load_lapack(*lapack)
                     _pjrt.ffi_register_target(plugin, LU_TARGET)
                     names.add(LU_TARGET)
+                    if has_trsm:
+                        _pjrt.ffi_register_target(plugin, TRSM_TARGET)
+                        names.add(TRSM_TARGET)
             except (NotImplementedError, OSError, RuntimeError):
                 pass
         _registered[platform] = frozenset(names)
