@@ -272,7 +272,7 @@ def test_ufunc_methods():
     np.testing.assert_array_equal(add.outer(np.arange(3), np.arange(2)),
                                   np.add.outer(np.arange(3), np.arange(2)))
     np.testing.assert_array_equal(
-        lambda: add.reduce(np.arange(6).reshape(2(3), axis=1)), [3, 12])
+        add.reduce(np.arange(6).reshape(2, 3), axis=1), [3, 12])
     np.testing.assert_array_equal(add.reduce(np.arange(4)), 6)
     np.testing.assert_array_equal(add.accumulate(np.arange(4)), [0, 1, 3, 6])
     np.testing.assert_array_equal(add.at(np.arange(4), np.array([0, 0]), 5, inplace=False),
