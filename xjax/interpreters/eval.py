@@ -39,6 +39,9 @@ def concrete_operand(x):
     return npy, ShapedArray(npy.shape, dtype, False)
 
 
+_new_array = object.__new__
+
+
 class EvalTrace(Trace):
     """Evaluates primitives on concrete values."""
 
@@ -68,7 +71,13 @@ class EvalTrace(Trace):
         if primitive.multiple_results:
             return [Array._from_numpy(_as_dtype(o, a), a)
                     for o, a in zip(out, out_aval, strict=True)]
-        return Array._from_numpy(_as_dtype(out, out_aval), out_aval)
+        if getattr(out, "dtype", None) is not out_aval.dtype:  # the usual case skips a call
+            out = _as_dtype(out, out_aval)
+        array = _new_array(Array)  # Array._from_numpy, inlined: this is the eager hot path
+        array._aval = out_aval
+        array._npy = out
+        array._buffer = None
+        return array
 
 
 def _as_dtype(value, aval):

@@ -171,6 +171,7 @@ def unary_wrapper(primitive: Primitive, doc: str = ""):
             x = to_operand(x)
         return bind(x)
 
+    op.bind_operand = bind  # for callers that already hold an Array or tracer
     op.__name__ = op.__qualname__ = primitive.name
     op.__doc__ = doc or f"Elementwise ``{primitive.name}``: the ``{primitive.name}`` primitive."
     return op
@@ -187,6 +188,7 @@ def binary_wrapper(primitive: Primitive, doc: str = "", name: str | None = None)
             y = to_operand(y)
         return bind(x, y)
 
+    op.bind_operands = bind  # for callers that already hold Arrays or tracers
     op.__name__ = op.__qualname__ = name or primitive.name
     op.__doc__ = doc or f"Elementwise ``{primitive.name}``: the ``{primitive.name}`` primitive."
     return op

@@ -65,9 +65,11 @@ def _fast_scalar(x, y, allowed):
 def unary_inexact(name: str, lax_fn, doc: str):
     """A unary function computing in a floating/complex dtype (ints are promoted)."""
 
+    direct = getattr(lax_fn, "bind_operand", lax_fn)  # skips a frame on the eager hot path
+
     def fn(x, /):
         if type(x) is Array and x._aval.dtype in _INEXACT:
-            return lax_fn(x)
+            return direct(x)
         x, = promote_args_inexact(name, x)
         return lax_fn(x)
 
@@ -81,6 +83,8 @@ def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
     """A binary function with NumPy promotion. ``fast`` are the dtypes for which two Arrays
     of that same dtype go straight to ``lax_fn``; ``bool_fn`` replaces ``lax_fn`` for bools."""
 
+    direct = getattr(lax_fn, "bind_operands", lax_fn)  # skips a frame on the eager hot path
+
     def fn(x1, x2, /):
         t1, t2 = type(x1), type(x2)
         if t1 is Array:
@@ -88,15 +92,15 @@ def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
                 a1, a2 = x1._aval, x2._aval
                 if (a1.dtype is a2.dtype and a1.dtype in fast
                         and (len(a1.shape) == len(a2.shape) or not a1.shape or not a2.shape)):
-                    return lax_fn(x1, x2)
+                    return direct(x1, x2)
             elif t2 in _PY_NUMBERS:
                 y = _fast_scalar(x1, x2, fast)
                 if y is not None:
-                    return lax_fn(x1, y)
+                    return direct(x1, y)
         elif t2 is Array and t1 in _PY_NUMBERS:
             y = _fast_scalar(x2, x1, fast)
             if y is not None:
-                return lax_fn(y, x2)
+                return direct(y, x2)
         x1, x2 = promote(name, x1, x2)
         if bool_fn is not None and _dtype(x1) == dtypes.bool_:
             return bool_fn(x1, x2)
