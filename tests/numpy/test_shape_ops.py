@@ -265,3 +265,22 @@ def test_pad(mode, widths):
     if mode == "constant":
         _eq(jnp.pad(jnp.asarray(m), widths, constant_values=-1),
             np.pad(m, widths, constant_values=-1))
+
+
+def test_repeat_with_total_repeat_length_pads_and_traces():
+    """JAX's total_repeat_length: cut when longer, filled with the last element when
+    shorter; it also makes traced repeats jittable."""
+    a = jnp.array([1, 2, 3])
+
+    def reference(counts, total):
+        out = list(np.repeat([1, 2, 3], counts))[:total]
+        return out + [3] * (total - len(out))
+
+    for counts, total in [([1, 2, 1], 7), ([1, 2, 0], 5), ([0, 2, 0], 4), ([1, 2, 1], 2)]:
+        _eq(jnp.repeat(a, jnp.array(counts), total_repeat_length=total),
+            reference(counts, total))
+        jitted = xjax.jit(lambda r, t=total: jnp.repeat(a, r, total_repeat_length=t))
+        _eq(jitted(jnp.array(counts)), reference(counts, total))
+    _eq(jnp.repeat(a, 2, total_repeat_length=8), [1, 1, 2, 2, 3, 3, 3, 3])
+    with pytest.raises(xjax.errors.ConcretizationTypeError, match="total_repeat_length"):
+        xjax.jit(lambda r: jnp.repeat(a, r))(jnp.array([1, 2, 0]))

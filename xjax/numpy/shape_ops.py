@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xjax import lax
-from xjax.core import dtypes
+from xjax.core import dtypes, errors
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.trace import Tracer
@@ -578,37 +578,65 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array by default).
 
-    ``repeats`` must be concrete (an int or an array of ints)."""
+    ``repeats`` must be concrete unless ``total_repeat_length`` is given (JAX's rule). With
+    ``total_repeat_length``, the result has that length: extra repeats are cut off and, when
+    they fall short, the last element fills the rest (as in JAX).
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> jnp.repeat(jnp.array([1, 2, 3]), jnp.array([1, 2, 0]), total_repeat_length=5)
+    Array([1, 2, 2, 3, 3], dtype=int32)
+    """
     check_arraylike("repeat", a)
     a = to_jax(a)
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, len(_shape(a)))
-    if isinstance(repeats, Tracer) and repeats.to_concrete_value() is None:
-        raise NotImplementedError("jnp.repeat with traced repeats is not supported; pass "
-                                  "concrete repeats.")
-    counts = np.asarray(repeats if not isinstance(repeats, Tracer)
-                        else repeats.to_concrete_value())
     n = _shape(a)[axis]
+    traced = isinstance(repeats, Tracer) and repeats.to_concrete_value() is None
+    if traced and total_repeat_length is None:
+        raise errors.ConcretizationTypeError(
+            repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
+            "static. To fix this, either specify a static value for `repeats`, or pass a "
+            "static value to `total_repeat_length`.")
+    from xjax.numpy.indexing import take
+    if total_repeat_length is not None:
+        total = operator.index(total_repeat_length)
+        if traced:
+            index = _repeat_index_traced(repeats, n, total)
+        else:
+            index = Array(_repeat_index(_concrete_counts(repeats), n, total))
+        return take(a, index, axis=axis)
+    counts = _concrete_counts(repeats)
     if counts.ndim == 0:
         r = int(counts)
         shape_ = _shape(a)
         expanded = shape_[:axis + 1] + (r,) + shape_[axis + 1:]
         dims = tuple(d if d <= axis else d + 1 for d in range(len(shape_)))
         out = lax.broadcast_in_dim(a, expanded, dims)
-        out = _reshape(out, shape_[:axis] + (n * r,) + shape_[axis + 1:])
-    else:
-        index = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
-        from xjax.numpy.indexing import take
-        out = take(a, Array(index.astype(np.int32)), axis=axis)
-    if total_repeat_length is not None:
-        length = _shape(out)[axis]
-        if length >= total_repeat_length:
-            out = _slice_axis(out, axis, 0, total_repeat_length)
-        else:
-            raise NotImplementedError("jnp.repeat: total_repeat_length larger than the "
-                                      "repeated length is not supported.")
-    return out
+        return _reshape(out, shape_[:axis] + (n * r,) + shape_[axis + 1:])
+    index = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
+    return take(a, Array(index.astype(np.int32)), axis=axis)
+
+
+def _concrete_counts(repeats):
+    return np.asarray(repeats.to_concrete_value() if isinstance(repeats, Tracer) else repeats)
+
+
+def _repeat_index(counts, n, total):
+    """Source index of each of ``total`` output positions: position p takes the element
+    whose run of repeats covers p, and the last element past the end of all runs."""
+    ends = np.cumsum(np.broadcast_to(counts, (n,)))
+    index = np.searchsorted(ends, np.arange(total), side="right")
+    return np.minimum(index, max(n - 1, 0)).astype(np.int32)
+
+
+def _repeat_index_traced(repeats, n, total):
+    import xjax.numpy as jnp  # searchsorted is defined with the control-flow functions
+    ends = jnp.cumsum(broadcast_to(repeats, (n,)))
+    index = jnp.searchsorted(ends, jnp.arange(total, dtype=ends.dtype), side="right")
+    return jnp.minimum(index, max(n - 1, 0)).astype(np.int32)
 
 
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
