@@ -25,12 +25,13 @@ from xjax.random.gamma_family import (ball, beta, chisquare, dirichlet, f, gamma
                                       generalized_normal, loggamma, poisson, t)
 from xjax.random.multivariate import multivariate_normal, orthogonal
 from xjax.random.binomial import binomial, multinomial
+from xjax.random.random_gamma import random_gamma_p
 
 __all__ = ["KeyDType", "PRNGKey", "PRNGKeyArray", "PRNGSpec", "ball", "bernoulli", "beta",
-           "binomial", "bits", "categorical", "cauchy", "chisquare", "choice", "clone",
-           "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
-           "generalized_normal", "geometric", "gumbel", "key", "key_data", "key_dtype", "key_impl",
-           "laplace", "logistic", "loggamma", "lognormal", "maxwell", "multinomial",
-           "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson",
-           "rademacher", "randint", "rayleigh", "split", "t", "triangular", "truncated_normal",
-           "uniform", "wald", "weibull_min", "wrap_key_data"]
+           "binomial", "bits", "categorical", "cauchy", "chisquare", "choice", "clone", "dirichlet",
+           "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
+           "geometric", "gumbel", "key", "key_data", "key_dtype", "key_impl", "laplace", "logistic",
+           "loggamma", "lognormal", "maxwell", "multinomial", "multivariate_normal", "normal",
+           "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
+           "random_gamma_p", "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform",
+           "wald", "weibull_min", "wrap_key_data"]

@@ -10,7 +10,6 @@ any batch, under ``jit`` and per key under ``vmap``.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -21,6 +20,7 @@ from xjax.random._common import (broadcast_shape_of, check_safe_to_cast, check_s
                                  float_dtype, int_dtype, sampler_jit)
 from xjax.random.basic import normal_impl, normal_real_impl, uniform_impl
 from xjax.random.keys import check_prng_key
+from xjax.random.random_gamma import random_gamma
 
 
 def _lax():
@@ -108,12 +108,10 @@ def gamma_impl(key, a, shape, dtype, log_space=False):
     count = math.prod(shape)
     if count == 0:
         return lax.full(shape, 0, dtype)
-    keys = threefry.split(key, (count,))
-    one = functools.partial(_gamma_one, log_space=log_space)
-    # one loop per element, mapped sequentially (JAX batches them with vmap; each element's
-    # result is the same either way)
-    samples = lax.map(lambda args: one(*args), (keys, lax.reshape(a, (count,))))
-    return lax.reshape(samples, tuple(shape))
+    keys = lax.reshape(threefry.split(key, (count,)), (*shape, 2))
+    # one loop per element (random_gamma_p maps them sequentially; JAX batches them with
+    # vmap; each element's result is the same either way)
+    return random_gamma(keys, a, log_space=log_space)
 
 
 @sampler_jit(static_argnames=("shape", "dtype", "log_space"))
