@@ -47,7 +47,8 @@ def test_gradient_keeps_the_cdf_fixed(log_space):
                                rtol=2e-3, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["gamma", "loggamma", "beta", "dirichlet", "chisquare"])
+@pytest.mark.parametrize("name", ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "t",
+                                  "f"])
 def test_gradients_match_jax(name):
     jax = pytest.importorskip("jax")
     a = ALPHAS[1:4]
@@ -57,7 +58,9 @@ def test_gradients_match_jax(name):
                 "loggamma": lambda a: mod.loggamma(key, a).sum(),
                 "beta": lambda a: mod.beta(key, a, 2.0).sum(),
                 "dirichlet": lambda a: (mod.dirichlet(key, a) * WEIGHTS).sum(),
-                "chisquare": lambda a: mod.chisquare(key, a).sum()}[name]
+                "chisquare": lambda a: mod.chisquare(key, a).sum(),
+                "t": lambda a: mod.t(key, a).sum(),
+                "f": lambda a: mod.f(key, a, 3.0).sum()}[name]
 
     got = xjax.grad(fn(random, random.PRNGKey(1)))(jnp.asarray(a))
     want = jax.grad(fn(jax.random, jax.random.PRNGKey(1)))(jax.numpy.asarray(a))
