@@ -57,10 +57,11 @@ def time_callable(fn, budget=0.2, samples=5, warmup=2):
 
     Warm-up runs at least `warmup` calls and, for fast workloads, at least budget/2 seconds
     (at most 200 calls): the first calls of a fresh executable pay for its output memory
-    (page faults until the allocator recycles freed buffers: a 4 MB result costs ~2 ms
-    instead of ~0.35 ms for its first ~10 calls here, in JAX and xjax alike).
+    (page faults until the allocator recycles freed buffers: selu_1e6_jit's 4 MB result
+    costs ~2 ms instead of ~0.4 ms for its first ~10-20 calls here, JAX's ~5-10).
     """
-    start, calls = time.perf_counter(), 0
+    fn()  # the first call compiles: the warm-up clock starts after it
+    start, calls = time.perf_counter(), 1
     while calls < warmup or (time.perf_counter() - start < budget / 2 and calls < 200):
         fn()
         calls += 1
