@@ -401,3 +401,12 @@ def test_public_names_match_jax_list():
         if len(parts) == 3 and parts[0] in ("jax.nn", "jax.nn.initializers"):
             module = nn if parts[0] == "jax.nn" else nn.initializers
             assert hasattr(module, parts[1]), f"{parts[0]}.{parts[1]}"
+
+
+def test_block_scaled_matmuls_are_stubs():
+    # JAX's are cuDNN-only; xjax's raise, and the coverage report sees the stub marker
+    for name in ("scaled_matmul", "scaled_dot_general", "get_scaled_dot_general_config"):
+        fn = getattr(nn, name)
+        assert fn._xjax_not_implemented
+        with pytest.raises(NotImplementedError, match="cuDNN"):
+            fn(jnp.ones((1, 2, 3)), jnp.ones((1, 4, 3)))
