@@ -13,10 +13,11 @@ stub
     with no ``return`` anywhere;
 partial
     the name exists and works, but ``raise NotImplementedError(...)`` appears in its source
-    or in the source of the private helpers (``_name``) it calls by name at one level
-    passing one of its own parameters other than the first (a static scan,
-    so an argument value that reaches none of them is not claimed to work): the messages
-    are listed;
+    or in the source of the private helpers (``_name``) it calls by name, one level down,
+    passing one of its own parameters other than the first: the messages are listed. A
+    static scan: it finds messages, not which arguments reach them, and misses raises deeper
+    in the call graph. Some are JAX's own refusals (``out=`` of reductions);
+
 missing
     ``xjax.<module>`` has no such attribute.
 
@@ -60,9 +61,10 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_NAMES = REPO_ROOT.parent / "shared" / "api" / "jax-0.10.2-public-names.tsv"
 METHOD = ("stub: marker of xjax.core.stubs.not_implemented, or a body that raises "
           "NotImplementedError unconditionally (static); partial: a static scan for "
-          "`raise NotImplementedError(` in the function and in the private helpers "
-          "it calls by name passing one of its parameters other than the first (one level); tested: a static scan of tests/ for the name through an "
-          "imported alias of its module (or as a string in files that getattr that module)")
+          "`raise NotImplementedError(` in the function and in the private helpers it calls "
+          "by name passing one of its parameters other than the first (one level); tested: a "
+          "static scan of tests/ for the name through an imported alias of its module (or as "
+          "a string in files that getattr that module)")
 
 
 # --------------------------------------------------------------------------------------------
