@@ -229,3 +229,14 @@ def test_traced_sizes_raise_jax_errors():
 def test_copy():
     x = jnp.arange(3)
     _same(jnp.copy(x), [0, 1, 2], np.int32)
+
+
+def test_arange_under_jit_stages_iota_as_jax():
+    """JAX stages arange as iota (times step, plus start), not as a constant."""
+    text = str(xjax.make_jaxpr(lambda: jnp.arange(2, 10, 2))())
+    assert "iota[dimension=0 dtype=int32 shape=(4,)" in text
+    assert "mul 2:i32[]" in text and "add 2:i32[]" in text
+    assert "iota" in str(xjax.make_jaxpr(lambda: jnp.arange(5.0))())
+    for args in [(10,), (2, 10), (10, 0, -3), (0.0, 1.0, 0.25), (5.0,)]:
+        np.testing.assert_array_equal(np.asarray(xjax.jit(lambda a=args: jnp.arange(*a))()),
+                                      np.asarray(jnp.arange(*args)))

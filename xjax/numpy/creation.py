@@ -292,10 +292,20 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         dtype = dtypes.result_type(*values)
     else:
         dtype = _user_dtype(dtype, "arange")
-    if stop is None and step is None and dtypes.is_integer(dtype) and not is_eager():
-        return lax.iota(dtype, max(int(values[0]), 0))
     npy = np.arange(*values, dtype=dtype)
-    return stage(Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False)))
+    if is_eager() or dtype == np.bool_:
+        return Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False))
+    # Under a transformation, stage what JAX stages: iota, times step, plus start.
+    out = lax.iota(dtype, npy.shape[0])
+    if stop is None:
+        return out
+    if step is not None:
+        out = lax.mul(_scalar_operand(values[2], dtype), out)
+    return lax.add(_scalar_operand(values[0], dtype), out)
+
+
+def _scalar_operand(value, dtype):
+    return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, False))
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
