@@ -43,6 +43,7 @@ import ast
 import importlib
 import inspect
 import json
+import os
 import pathlib
 import sys
 import textwrap
@@ -424,7 +425,7 @@ def _details(entries, bullet, code=lambda s: s):
     return lines
 
 
-def format_markdown(report) -> str:
+def format_markdown(report, details=True) -> str:
     """The report as Markdown (for notes and issues)."""
     lines = [f"# xjax API coverage", "", f"Checklist: `{report['names_file']}`", ""]
     lines.append("| " + " | ".join(_HEADER) + " |")
@@ -432,7 +433,7 @@ def format_markdown(report) -> str:
     for row in _summary_rows(report):
         lines.append("| " + " | ".join(str(v) for v in row) + " |")
     lines += ["", f"**{_headline_text(report['headline'])}**", "", f"Method: {report['method']}"]
-    for module, entries in report["modules"].items():
+    for module, entries in (report["modules"].items() if details else ()):
         lines += ["", f"## {module}", ""]
         lines += [f"- {line.strip()}" if not line.startswith("  ") else f"  - {line.strip()}"
                   for line in _details(entries, bullet="  ", code=lambda s: f"`{s}`")]
@@ -465,11 +466,15 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(report, indent=1))
     elif args.markdown:
-        print(format_markdown(report))
+        print(format_markdown(report, details=not args.summary))
     else:
         print(format_text(report, details=not args.summary))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
