@@ -371,3 +371,22 @@ def test_integer_helpers_dtypes_follow_jax():
     assert jnp.lcm(jnp.int8(4), 6).dtype == np.int8
     np.testing.assert_array_equal(jnp.lcm(jnp.array([0, -4, 12]), jnp.array([3, 6, -18])),
                                   np.lcm(np.array([0, -4, 12]), np.array([3, 6, -18])))
+
+
+def test_result_types_at_the_edges_follow_jax():
+    """Dtypes and weak types where JAX's implementation decides them (strong constants,
+    conversions to the result dtype), measured from JAX 0.10.2."""
+    a = jnp.array([1, 2])
+    assert not jnp.hypot(a, 2.0).weak_type and not jnp.heaviside(a, 2.0).weak_type
+    assert not jnp.logical_and(a, 2.0).weak_type
+    assert jnp.isnan(3).weak_type and not jnp.signbit(3).weak_type
+    assert not jnp.cumsum(3).weak_type
+    assert jnp.cumulative_sum(jnp.ones(3, jnp.int8)).dtype == np.int32
+    assert jnp.cumulative_sum(jnp.ones(3, jnp.uint8)).dtype == np.uint32
+    assert jnp.cumulative_prod(jnp.ones(3, jnp.int8)).dtype == np.int8
+    assert jnp.cumsum(jnp.ones(3, jnp.int8)).dtype == np.int8
+    shifted = jnp.left_shift(jnp.array([True]), jnp.array([True]))
+    assert shifted.dtype == np.int32 and int(shifted[0]) == 2
+    np.testing.assert_array_equal(jnp.ldexp(jnp.array([1.5]), jnp.array([True])), [3.0])
+    with pytest.raises(ValueError, match="not inexact"):
+        jnp.round(jnp.array([True]))

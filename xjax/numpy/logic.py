@@ -15,7 +15,7 @@ from xjax.core.trace import Tracer
 from xjax.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                    dtype_and_weak, promote_args, promote_dtypes, to_jax)
 from xjax.numpy.creation import full_like
-from xjax.numpy.ufuncs import _ALL, binary, const, isinf, maximum, minimum
+from xjax.numpy.ufuncs import _ALL, binary, const, isinf, maximum, minimum, strong_const
 
 _INTEGRAL_OR_BOOL = frozenset(dtypes._int_dtypes + (dtypes.bool_,))
 
@@ -57,7 +57,7 @@ fmin = _fminmax("fmin", lax.lt, lax.min)
 
 
 def _as_bool(x):
-    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, const(x, 0))
+    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, strong_const(x, 0))
 
 
 def _logical(name, lax_fn):
@@ -97,15 +97,23 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 
+def _shift_operands(name, x1, x2):
+    """Promoted operands; booleans shift as the default integer (as in JAX)."""
+    x1, x2 = promote_args(name, x1, x2)
+    if _dtype(x1) == dtypes.bool_:
+        x1, x2 = (lax.convert_element_type(x, dtypes.default_int_dtype()) for x in (x1, x2))
+    return x1, x2
+
+
 def left_shift(x1, x2, /):
     """Elementwise ``x1 << x2``."""
-    x1, x2 = promote_args("left_shift", x1, x2)
+    x1, x2 = _shift_operands("left_shift", x1, x2)
     return lax.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
     """Elementwise ``x1 >> x2`` (arithmetic for signed, logical for unsigned integers)."""
-    x1, x2 = promote_args("right_shift", x1, x2)
+    x1, x2 = _shift_operands("right_shift", x1, x2)
     if dtypes.is_unsigned(_dtype(x1)):
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
@@ -131,9 +139,7 @@ def bitwise_count(x, /):
 def isnan(x, /):
     """Elementwise test for NaN (False for integers)."""
     x, = promote_args("isnan", x)
-    if dtypes.is_inexact(_dtype(x)):
-        return lax.ne(x, x)
-    return full_like(x, False, dtype=dtypes.bool_)
+    return lax.ne(x, x)  # False for integers; keeps a weak input's weak type, as JAX's
 
 
 def isfinite(x, /):

@@ -326,7 +326,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_reduce("argmin", lax.argmin, a, axis, out, keepdims)
 
 
-def _cumulative(name, lax_fn, a, axis, dtype, out):
+def _cumulative(name, lax_fn, a, axis, dtype, out, promote_integers=False):
     check_arraylike(name, a)
     _no_out(out, name)
     a = to_jax(a)
@@ -338,10 +338,11 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     if dtype is not None:
         dt = _user_dtype(dtype, name)
     else:
-        dt = aval_of(a).dtype
+        dt = _upcast_dtype(aval_of(a).dtype, promote_integers)
         if dt == dtypes.bool_:
             dt = dtypes.default_int_dtype()
-    a = convert_element_type(a, dt, aval_of(a).weak_type and dtype is None)
+    # JAX converts to the result dtype, which also drops a weak type
+    a = convert_element_type(a, dt, False)
     return lax_fn(a, axis)
 
 
@@ -378,7 +379,9 @@ def _cumulative_with_initial(name, fn, identity, x, axis, dtype, include_initial
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):
     """Cumulative sum along ``axis`` (optionally starting with 0), the Array API form."""
-    return _cumulative_with_initial("cumulative_sum", cumsum, 0, x, axis, dtype,
+    def promoted_cumsum(a, axis, dtype):  # the Array API widens small integers, as sum does
+        return _cumulative("cumulative_sum", lax.cumsum, a, axis, dtype, None, True)
+    return _cumulative_with_initial("cumulative_sum", promoted_cumsum, 0, x, axis, dtype,
                                     include_initial)
 
 

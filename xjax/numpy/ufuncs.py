@@ -34,6 +34,13 @@ def const(x, value):
                                                                       aval.weak_type))
 
 
+def strong_const(x, value):
+    """A rank-0 Array of ``value`` with ``x``'s dtype and no weak type: where JAX builds a
+    constant with ``lax._const`` (a NumPy scalar), its result loses the weak type too."""
+    dtype = aval_of(x).dtype
+    return Array._from_numpy(np.asarray(value, dtype), scalar_aval(dtype, False))
+
+
 def _dtype(x):
     return aval_of(x).dtype
 
@@ -375,7 +382,7 @@ def hypot(x1, x2, /):
     safe_big = _select(is_zero, const(big, 1), big)
     ratio = lax.div(small, safe_big)
     scaled = lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.mul(ratio, ratio))))
-    return _select(infinite, const(big, np.inf), _select(is_zero, big, scaled))
+    return _select(infinite, strong_const(big, np.inf), _select(is_zero, big, scaled))
 
 
 def sinc(x, /):
@@ -492,7 +499,7 @@ def _logaddexp_with_jvp(base2):
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    zero, one = const(x1, 0), const(x1, 1)
+    zero, one = strong_const(x1, 0), strong_const(x1, 1)
     return _select(lax.lt(x1, zero), zero, _select(lax.gt(x1, zero), one, x2))
 
 
@@ -513,7 +520,7 @@ def signbit(x, /):
     if dt == dtypes.bool_:
         return full_like(x, False, dtype=dtypes.bool_)
     if dtypes.is_integer(dt):
-        return lax.lt(x, const(x, 0))
+        return lax.lt(x, strong_const(x, 0))
     if dtypes.is_complex(dt):
         raise TypeError("signbit does not support complex-valued inputs")
     as_int = _SIGNED_OF_WIDTH.get(dt.itemsize)
@@ -531,7 +538,7 @@ def lax_convert_float32(x):
 def ldexp(x1, x2, /):
     """``x1 * 2 ** x2`` (``x2`` integer)."""
     check_arraylike("ldexp", x1, x2)
-    if not dtypes.is_integer(dtype_and_weak(x2)[0]):
+    if not (dtypes.is_integer(dtype_and_weak(x2)[0]) or dtype_and_weak(x2)[0] == dtypes.bool_):
         raise ValueError(f"ldexp: x2 must be an integer array, got {dtype_and_weak(x2)[0]}")
     x1, = promote_args_inexact("ldexp", x1)
     scale = lax.exp2(convert_element_type(to_jax(x2), _dtype(x1), False))
@@ -614,7 +621,9 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001
     decimals = int(decimals)
     a, = promote_args("round", a)
     dt = _dtype(a)
-    if dt == dtypes.bool_ or dtypes.is_integer(dt):
+    if dt == dtypes.bool_:
+        raise ValueError(f"data type {np.bool_} not inexact")  # JAX's error for booleans
+    if dtypes.is_integer(dt):
         if decimals >= 0:
             return a
         raise NotImplementedError("integer np.round not implemented for decimals < 0")
