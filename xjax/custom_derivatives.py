@@ -11,7 +11,8 @@ import functools
 import inspect
 
 from xjax.core.ad_util import UndefinedPrimal, get_aval
-from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.jaxpr import eval_jaxpr
+from xjax.core.pytree import register_pytree_node, tree_flatten, tree_unflatten
 from xjax.core.trace import ctx as trace_ctx
 from xjax.interpreters.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p)
@@ -19,7 +20,7 @@ from xjax.interpreters.eval import EvalTrace
 from xjax.interpreters.jit_call import consts_as_args
 from xjax.interpreters.staging import trace_to_jaxpr
 from xjax.interpreters.transpose import backward_pass
-from xjax.lax.ad_rules import instantiate
+from xjax.lax.ad_rules import instantiate, tangent_aval
 from xjax.lax.rules import to_operand
 
 
@@ -217,6 +218,68 @@ class custom_vjp:
                                       num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd,
                                       out_tree=out_tree)
         return tree_unflatten(out_tree, outs)
+
+
+# -- custom_gradient --
+
+class _GradientRule:
+    """A custom_gradient rule traced to a jaxpr: its closed-over values are the residuals
+    (pytree leaves), the jaxpr and output structure ride along as static data."""
+
+    __slots__ = ("jaxpr", "in_tree", "consts")
+
+    def __init__(self, jaxpr, in_tree, consts):
+        self.jaxpr, self.in_tree, self.consts = jaxpr, in_tree, consts
+
+
+register_pytree_node(_GradientRule, lambda r: (list(r.consts), (r.jaxpr, r.in_tree)),
+                     lambda aux, consts: _GradientRule(aux[0], aux[1], list(consts)))
+
+
+def custom_gradient(fun):
+    """Define a function and its gradient together (TensorFlow's style).
+
+    ``fun(*args)`` returns ``(value, vjp)`` where ``vjp(cotangent)`` returns the cotangents
+    of the positional arguments (a tuple, or one value for one argument). Built on
+    :class:`custom_vjp`, as JAX's is.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_gradient
+    ... def f(x):
+    ...     return x ** 2, lambda g: (g * x,)
+    >>> xjax.grad(f)(3.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+
+    @custom_vjp
+    def wrapped(*args, **kwargs):
+        value, _ = fun(*args, **kwargs)
+        return value
+
+    def fwd(*args, **kwargs):
+        value, rule = fun(*args, **kwargs)
+        flat_value, value_tree = tree_flatten(value)
+        avals = [tangent_aval(get_aval(to_operand(v))) for v in flat_value]
+        in_trees = []
+
+        def flat_rule(*cts):
+            flat, tree = tree_flatten(rule(tree_unflatten(value_tree, list(cts))))
+            in_trees.append(tree)
+            return [to_operand(c) for c in flat]
+
+        jaxpr, consts = consts_as_args(trace_to_jaxpr(flat_rule, avals))
+        return value, _GradientRule(jaxpr, in_trees[0], consts)
+
+    def bwd(residual, ct):
+        outs = eval_jaxpr(residual.jaxpr.jaxpr, [], *residual.consts, *tree_flatten(ct)[0])
+        cts = tree_unflatten(residual.in_tree, outs)
+        return cts if isinstance(cts, tuple) else (cts,)
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun, updated=())
+    return wrapped
 
 
 # -- checkpoint --

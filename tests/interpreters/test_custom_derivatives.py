@@ -143,3 +143,30 @@ def test_grad_of_vmapped_custom_vjp_uses_the_custom_bwd(wrap):
                                rtol=1e-6)
     nested = xjax.grad(lambda m: jnp.sum(xjax.vmap(xjax.vmap(f, (0, None)), (0, None))(m, 3.0)))
     np.testing.assert_allclose(np.asarray(nested(jnp.ones((2, 2)))), np.full((2, 2), 300.0))
+
+
+def test_custom_gradient():
+    """xjax.custom_gradient: the rule's cotangents are used (here deliberately not the true
+    derivative), through jit, vmap and nesting; the primal value is unchanged."""
+    @xjax.custom_gradient
+    def f(x):
+        return x ** 2, lambda g: (g * x,)
+
+    assert float(f(3.0)) == 9.0 and float(grad(f)(3.0)) == 3.0
+    np.testing.assert_allclose(
+        np.asarray(jit(grad(lambda x: jnp.sum(xjax.vmap(f)(x))))(jnp.arange(3.0))),
+        [0.0, 1.0, 2.0])
+    assert float(grad(lambda x: f(f(x)))(2.0)) == 8.0  # rule(f(2)=4) * rule(2) = 4 * 2
+
+    @xjax.custom_gradient
+    def clipped(x, y):
+        return x * y, lambda g: (jnp.clip(g * y, -1.0, 1.0), g * x * 10.0)
+
+    gx, gy = grad(clipped, argnums=(0, 1))(2.0, 3.0)
+    assert (float(gx), float(gy)) == (1.0, 20.0)
+
+    @xjax.custom_gradient
+    def single(x):
+        return jnp.sin(x), lambda ct: ct * 7.0  # one argument: a bare cotangent is accepted
+
+    assert float(grad(single)(1.0)) == 7.0
