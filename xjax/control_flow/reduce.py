@@ -29,11 +29,10 @@ from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.core.pytree import tree_flatten, tree_unflatten
 from xjax.core.trace import Tracer
 from xjax.control_flow.common import trace_function
-from xjax.control_flow.reduce_window import _closed_with_consts
+from xjax.control_flow.reduce_window import _closed_with_consts, computation_region
 from xjax.control_flow.rules_common import as_numpy
 from xjax.lax.batch_rules import bdim_at_front, batch_size, not_mapped
 from xjax.lax.rules import to_operand
-from xjax.lowering.lower_jaxpr import lower_jaxpr_body
 from xjax.lowering.stablehlo import aval_type, i64_array, tensor_type
 
 
@@ -153,13 +152,7 @@ def _impl(*args, computation, jaxpr, dimensions):
 def _lower(ctx, *args, computation, jaxpr, dimensions):
     b = ctx.builder
     operands, inits = _split(args)
-    scalar_types = [tensor_type((), a.dtype) for a in ctx.avals_in[len(operands):]]
-
-    def body(fb, block_args):
-        const_values = [fb.constant(np.asarray(c)) for c in jaxpr.consts]
-        return lower_jaxpr_body(fb, jaxpr.jaxpr, const_values, block_args)
-
-    region = b.region(scalar_types * 2, body)
+    region = computation_region(b, jaxpr, ctx.avals_in[len(operands):])
     return b.op("stablehlo.reduce", operands + inits, [aval_type(a) for a in ctx.avals_out],
                 {"dimensions": i64_array(dimensions)}, regions=[region])
 

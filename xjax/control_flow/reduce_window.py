@@ -83,16 +83,22 @@ def _impl(*args, jaxpr, consts, **window):
     return outs
 
 
-def _lower(ctx, *args, jaxpr, consts, **window):
-    b = ctx.builder
-    operands, inits = _split(args)
-    scalar_types = [tensor_type((), a.dtype) for a in ctx.avals_in[len(operands):]]
+def computation_region(builder, jaxpr, init_avals):
+    """The region of a reduction: ``jaxpr`` (accumulators, elements) -> accumulators, on
+    scalars of the init values' types (shared with the generic ``reduce``)."""
+    scalar_types = [tensor_type((), a.dtype) for a in init_avals]
 
     def body(fb, block_args):
         const_values = [fb.constant(np.asarray(c)) for c in jaxpr.consts]
         return lower_jaxpr_body(fb, jaxpr.jaxpr, const_values, block_args)
 
-    region = b.region(scalar_types * 2, body)
+    return builder.region(scalar_types * 2, body)
+
+
+def _lower(ctx, *args, jaxpr, consts, **window):
+    b = ctx.builder
+    operands, inits = _split(args)
+    region = computation_region(b, jaxpr, ctx.avals_in[len(operands):])
     return b.op("stablehlo.reduce_window", operands + inits,
                 [aval_type(a) for a in ctx.avals_out],
                 window_attributes(*(window[k] for k in _WINDOW_PARAMS)), regions=[region])
