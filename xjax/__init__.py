@@ -23,9 +23,12 @@ from xjax.core.dtypes import float0  # noqa: F401
 from xjax import debug, dtypes, tree  # noqa: F401
 from xjax.callback import pure_callback  # noqa: F401
 from xjax import experimental  # noqa: F401
-from xjax.custom_derivatives import (checkpoint, checkpoint_policies, custom_gradient,  # noqa: F401,E501
-                                     custom_jvp, custom_vjp, linear_transpose, remat)
+from xjax.custom_derivatives import (checkpoint, checkpoint_policies,  # noqa: F401
+                                     closure_convert, custom_gradient, custom_jvp, custom_vjp,
+                                     linear_transpose, remat)
 from xjax.runtime import default_backend, devices  # noqa: F401
+from xjax.runtime.client import Device  # noqa: F401
+from xjax import dlpack, typing  # noqa: F401
 from xjax import random  # noqa: F401
 from xjax import nn  # noqa: F401
 from xjax import scipy  # noqa: F401

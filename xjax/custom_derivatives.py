@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 import inspect
 
+from xjax.core import dtypes
 from xjax.core.ad_util import UndefinedPrimal, get_aval
 from xjax.core.jaxpr import eval_jaxpr
 from xjax.core.pytree import register_pytree_node, tree_flatten, tree_unflatten
+from xjax.core.trace import Tracer
 from xjax.core.trace import ctx as trace_ctx
 from xjax.interpreters.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p)
@@ -280,6 +282,60 @@ def custom_gradient(fun):
     wrapped.defvjp(fwd, bwd)
     functools.update_wrapper(wrapped, fun, updated=())
     return wrapped
+
+
+# -- closure_convert --
+
+def closure_convert(fun, *example_args):
+    """Hoist the traced values ``fun`` closes over into explicit arguments.
+
+    Returns ``(converted_fun, consts)`` with ``converted_fun(*args, *consts) == fun(*args)``
+    for arguments of the example arguments' types: the form ``custom_vjp`` needs when a
+    differentiated value hides in a closure. As in JAX, only values that may carry a
+    derivative (traced, of an inexact dtype) are hoisted; others stay closed over.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> def outer(a):
+    ...     f, consts = xjax.closure_convert(lambda x: x * a, 1.0)
+    ...     return f(2.0, *consts)
+    >>> xjax.grad(outer)(3.0)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    flat_args, in_tree = tree_flatten(example_args)
+    in_avals = [get_aval(to_operand(x)) for x in flat_args]
+    out_trees = []
+
+    def flat_fun(*xs):
+        flat_out, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, list(xs))))
+        out_trees.append(out_tree)
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    hoisted = [_maybe_perturbed(c) for c in closed.consts]
+    const_args = [c for c, h in zip(closed.consts, hoisted, strict=True) if h]
+    kept = [c for c, h in zip(closed.consts, hoisted, strict=True) if not h]
+
+    def converted_fun(*args_and_consts):
+        n = len(args_and_consts) - len(const_args)
+        args, extra = args_and_consts[:n], iter(args_and_consts[n:])
+        kept_iter = iter(kept)
+        consts = [next(extra) if h else next(kept_iter) for h in hoisted]
+        flat, tree = tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {tree}")
+        return tree_unflatten(out_trees[0], eval_jaxpr(closed.jaxpr, consts, *flat))
+
+    return converted_fun, const_args
+
+
+def _maybe_perturbed(value) -> bool:
+    """Whether a closed-over value may carry a derivative: traced, and of an inexact dtype
+    (integers and booleans have float0 tangents)."""
+    return isinstance(value, Tracer) and dtypes.is_inexact(value.aval.dtype)
 
 
 # -- checkpoint --
