@@ -19,5 +19,8 @@ from xjax.lax.parallel import *  # noqa: F401,F403
 from xjax.lax.prng import *  # noqa: F401,F403
 from xjax.lax.fft import *  # noqa: F401,F403
 from xjax.lax.sorting import *  # noqa: F401,F403
+from xjax.lax.barrier import *  # noqa: F401,F403
+from xjax.lax.approx_topk import *  # noqa: F401,F403
+from xjax.lax.api_helpers import *  # noqa: F401,F403
 from xjax.lax.windowed import *  # noqa: F401,F403
 from xjax.lax import linalg  # noqa: F401,E402
