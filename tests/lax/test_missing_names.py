@@ -1,5 +1,5 @@
 """jax.lax names filled in one go: broadcast_shapes, dtype, shape_as_value,
-with_sharding_constraint, approx_max_k/approx_min_k, optimization_barrier.
+with_sharding_constraint, approx_max_k/approx_min_k, optimization_barrier, custom_root.
 
 Checks against NumPy and hand-derived results; those against JAX skip without it."""
 
@@ -264,3 +264,95 @@ def test_optimization_barrier_jaxpr_against_jax():
     theirs = jax.make_jaxpr(jax.grad(lambda x: sum(g(x)).sum()))(np.ones(3, np.float32))
     assert str(ours).count("optimization_barrier") == \
         str(theirs).count("optimization_barrier")
+
+
+# -- custom_root --
+
+def _newton(f, x):
+    """Newton's method, its result cut from autodiff: any derivative of custom_root's
+    output must come from the implicit rule."""
+    for _ in range(12):
+        x = x - f(x) / xjax.grad(f)(x)
+    return lax.stop_gradient(x)
+
+
+def _scalar_tangent_solve(g, y):
+    return y / g(1.0)
+
+
+def _sqrt(a):
+    return lax.custom_root(lambda x: x * x - a, 1.0, _newton, _scalar_tangent_solve)
+
+
+def test_custom_root_implicit_derivatives():
+    a = jnp.array([1.0, 4.0, 9.0, 2.0])
+    want = 0.5 / np.sqrt(np.asarray(a))
+    np.testing.assert_allclose(xjax.vmap(_sqrt)(a), np.sqrt(a), rtol=1e-6)
+    np.testing.assert_allclose(xjax.vmap(xjax.grad(_sqrt))(a), want, rtol=1e-6)
+    np.testing.assert_allclose(xjax.jit(xjax.vmap(xjax.grad(_sqrt)))(a), want, rtol=1e-6)
+    _, tangent = xjax.jvp(_sqrt, (2.0,), (1.0,))
+    np.testing.assert_allclose(tangent, 0.5 / np.sqrt(2.0), rtol=1e-6)
+    np.testing.assert_allclose(xjax.grad(xjax.grad(_sqrt))(4.0), -0.25 * 4.0 ** -1.5,
+                               rtol=1e-5)
+
+
+def _vector_solve(f, x):
+    for _ in range(10):
+        x = x - jnp.linalg.solve(xjax.jacfwd(f)(x), f(x))
+    x = lax.stop_gradient(x)
+    return x, jnp.sum(x)
+
+
+def _vector_tangent_solve(g, y):
+    return jnp.linalg.solve(xjax.jacfwd(g)(y), y)
+
+
+def _cube_root(a, b):
+    return lax.custom_root(lambda x: x ** 3 - a * b, jnp.ones(2), _vector_solve,
+                           _vector_tangent_solve, has_aux=True)
+
+
+def test_custom_root_vector_with_aux():
+    a = jnp.array([8.0, 27.0])
+    (x, total) = _cube_root(a, 1.0)
+    np.testing.assert_allclose(x, [2.0, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(total, 5.0, rtol=1e-6)
+    # d(ab)^(1/3)/da = b^(1/3) / (3 a^(2/3))
+    jac = xjax.jacrev(lambda a: _cube_root(a, 2.0)[0])(a)
+    np.testing.assert_allclose(jac, np.diag(2.0 ** (1 / 3) / (3 * np.asarray(a) ** (2 / 3))),
+                               rtol=1e-5, atol=1e-7)
+    # the aux output gets zero tangents, as in JAX
+    assert float(xjax.grad(lambda b: _cube_root(a, b)[1])(1.0)) == 0.0
+
+
+def test_custom_root_errors():
+    with pytest.raises(TypeError, match=r"f\(\) output pytree structure must match "
+                                        "initial_guess"):
+        lax.custom_root(lambda x: (x, x), 1.0, _newton, _scalar_tangent_solve)
+    with pytest.raises(ValueError, match="has_aux was set to True"):
+        lax.custom_root(lambda x: x - 1.0, 1.0, _newton, _scalar_tangent_solve,
+                        has_aux=True)
+
+
+def test_custom_root_against_jax():
+    jax = _jax()
+
+    def jvector_solve(f, x):
+        for _ in range(10):
+            x = x - jax.numpy.linalg.solve(jax.jacfwd(f)(x), f(x))
+        return x, jax.numpy.sum(x)
+
+    def jtangent_solve(g, y):
+        return jax.numpy.linalg.solve(jax.jacfwd(g)(y), y)
+
+    def theirs(a, b):
+        return jax.lax.custom_root(lambda x: x ** 3 - a * b, np.ones(2, np.float32),
+                                   jvector_solve, jtangent_solve, has_aux=True)
+
+    a = np.array([8.0, 27.0], np.float32)
+    got = xjax.jacrev(lambda a: _cube_root(a, 2.0)[0])(jnp.asarray(a))
+    want = jax.jacrev(lambda a: theirs(a, 2.0)[0])(a)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    got = xjax.grad(lambda b: _cube_root(jnp.asarray(a), b)[0].sum())(1.0)
+    want = jax.grad(lambda b: theirs(a, b)[0].sum())(1.0)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
