@@ -33,6 +33,17 @@ def is_eager() -> bool:
     return trace_ctx.trace.parent is None
 
 
+def concrete_value(x, context: str):
+    """The NumPy value of ``x``, or JAX's ConcretizationTypeError (with ``context``) when it
+    is traced."""
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(x, context)
+        return np.asarray(value)
+    return np.asarray(x)
+
+
 def eager_values_of_one_type(*args):
     """The NumPy values of ``args`` when each is a concrete Array of one dtype and weak type
     and nothing is traced (nor is eager evaluation routed through XLA), else None.

@@ -17,9 +17,9 @@ import numpy as np
 
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.core import dtypes, errors
+from xjax.core import dtypes
 from xjax.core.trace import Tracer
-from xjax.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
+from xjax.numpy._promotion import (aval_of, concrete_value, canonicalize_axis, check_arraylike,
                                    convert_element_type, to_jax)
 
 _INT = np.dtype(np.int32)
@@ -31,15 +31,6 @@ def _shape(x):
 
 def _dtype(x):
     return aval_of(x).dtype
-
-
-def _concrete(x, context):
-    if isinstance(x, Tracer):
-        value = x.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(x, context)
-        return np.asarray(value)
-    return np.asarray(x)
 
 
 def _vmap(fun, **kwargs):
@@ -145,7 +136,7 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
         removed = jnp.zeros((n,), bool).at[indices].set(True)
         keep = jnp.nonzero(jnp.logical_not(removed), size=n - _shape(indices)[0])[0]
         return jnp.take(a, keep, axis=axis)
-    value = _concrete(obj, "'obj' array argument of jnp.delete()")
+    value = concrete_value(obj, "'obj' array argument of jnp.delete()")
     if value.dtype == np.bool_:
         if value.shape != (n,):
             raise ValueError(f"Boolean array argument obj to delete must be one dimensional "
@@ -292,7 +283,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
     n = _shape(arr)[axis]
     extra = _shape(cond)[0] - n
     if extra > 0:
-        tail = _concrete(cond[n:], "condition of jnp.compress") if size is None else None
+        tail = concrete_value(cond[n:], "condition of jnp.compress") if size is None else None
         if tail is not None and tail.any():
             raise ValueError("condition contains entries that are out of bounds")
         cond = cond[:n]
@@ -300,7 +291,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         cond = jnp.pad(cond, (0, -extra))
     moved = jnp.moveaxis(arr, axis, 0)
     if size is None:
-        keep = np.flatnonzero(_concrete(cond, "The size argument of jnp.compress must be "
+        keep = np.flatnonzero(concrete_value(cond, "The size argument of jnp.compress must be "
                                               "statically specified to use jnp.compress "
                                               "within JAX transformations."))
         picked = jnp.take(moved, jnp.asarray(keep, _INT), axis=0)
@@ -336,7 +327,7 @@ def choose(a, choices, out=None, mode: str = "raise"):
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
     if mode == "raise":
-        value = _concrete(index, "The 'raise' mode to jnp.choose is not supported.")
+        value = concrete_value(index, "The 'raise' mode to jnp.choose is not supported.")
         if np.any((value < 0) | (value >= n)):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":

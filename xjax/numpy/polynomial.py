@@ -15,23 +15,13 @@ import numpy as np
 
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.core import dtypes, errors
-from xjax.core.trace import Tracer
-from xjax.numpy._promotion import (aval_of, check_arraylike, promote_dtypes,
+from xjax.core import dtypes
+from xjax.numpy._promotion import (aval_of, concrete_value, check_arraylike, promote_dtypes,
                                    promote_dtypes_inexact, to_jax)
 
 
 def _shape(x):
     return tuple(aval_of(x).shape)
-
-
-def _concrete(x, context):
-    if isinstance(x, Tracer):
-        value = x.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(x, context)
-        return np.asarray(value)
-    return np.asarray(x)
 
 
 def _one_dim(name, *arrays):
@@ -41,7 +31,7 @@ def _one_dim(name, *arrays):
 
 
 def _leading_zero_count(p, context) -> int:
-    value = _concrete(p, context)
+    value = concrete_value(p, context)
     nonzero = np.flatnonzero(value)
     return int(nonzero[0]) if nonzero.size else value.shape[0]
 
@@ -59,7 +49,7 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     """
     check_arraylike("trim_zeros", filt)
     arr = to_jax(filt)
-    value = _concrete(arr, "Error arose in the `filt` argument of trim_zeros()")
+    value = concrete_value(arr, "Error arose in the `filt` argument of trim_zeros()")
     trim = trim.lower()
     ndim = value.ndim
     axes = range(ndim) if axis is None else (
@@ -189,7 +179,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
         quotient = quotient.at[k].set(d)
         remainder = remainder.at[k:k + n + 1].add(-d * v)
     if trim_leading_zeros:
-        value = _concrete(remainder, "Error arose in polydiv with trim_leading_zeros=True")
+        value = concrete_value(remainder, "Error arose in polydiv with trim_leading_zeros=True")
         tol = np.sqrt(np.finfo(value.dtype).eps)
         nonzero = np.flatnonzero(np.abs(value) > tol)
         remainder = remainder[int(nonzero[0]):] if nonzero.size else remainder[-1:]
@@ -349,7 +339,7 @@ def roots(p, *, strip_zeros: bool = True):
     if _shape(p)[0] < 2:
         return jnp.array([], dtype=dtypes.to_complex_dtype(aval_of(p).dtype))
     if strip_zeros:
-        value = _concrete(p, "The error occurred in the jnp.roots() function. To use this "
+        value = concrete_value(p, "The error occurred in the jnp.roots() function. To use this "
                              "within a JIT-compiled context, pass strip_zeros=False, but be "
                              "aware that leading zeros will result in some returned roots "
                              "being set to NaN.")

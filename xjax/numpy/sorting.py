@@ -17,9 +17,8 @@ import numpy as np
 
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.core import dtypes, errors
-from xjax.core.trace import Tracer
-from xjax.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
+from xjax.core import dtypes
+from xjax.numpy._promotion import (aval_of, concrete_value, canonicalize_axis, check_arraylike,
                                    convert_element_type, to_jax)
 
 _INT = np.dtype(np.int32)
@@ -43,16 +42,6 @@ def _flatten_or_axis(a, axis):
     if axis is None:
         return jnp.ravel(a), 0
     return a, canonicalize_axis(axis, len(_shape(a)))
-
-
-def concrete(x, context: str):
-    """The NumPy value of ``x``, or JAX's ConcretizationTypeError when it is traced."""
-    if isinstance(x, Tracer):
-        value = x.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(x, context)
-        return np.asarray(value)
-    return np.asarray(x)
 
 
 # -- sort, argsort, lexsort --
@@ -152,7 +141,7 @@ def _descending_key(x):
 
 
 def _kth(kth, size, name):
-    kth = operator.index(concrete(kth, f"kth argument of jnp.{name}()").item()
+    kth = operator.index(concrete_value(kth, f"kth argument of jnp.{name}()").item()
                          if not isinstance(kth, int) else kth)
     if not -size <= kth < size:
         raise ValueError(f"kth(={kth}) out of bounds ({size})")
@@ -244,7 +233,7 @@ def _count(mask, size, name):
     context = (f"The error arose for the first argument of jnp.{name}(). To make "
                f"jnp.{name}() compatible with JIT and other transforms, you can specify a "
                "concrete value for the size argument, which will determine the output size.")
-    return int(concrete(mask, context).sum())
+    return int(concrete_value(mask, context).sum())
 
 
 def _unique_sorted(aux, perm, mask, n_out, fill_value, return_index, return_counts):
