@@ -97,3 +97,25 @@ def check_safe_to_cast(name: str, dtype, *args) -> None:
             raise dtypes.TypePromotionError(
                 f"In arguments to {name}, cannot safely cast argument of type "
                 f"{np.dtype(arg_dtype).name} to {np.dtype(dtype).name}")
+
+
+# Imported on first use: xjax.random loads while xjax.lax and xjax.numpy are still being
+# set up (each module of this package used to carry its own copy of these).
+def lax_module():
+    """``xjax.lax``."""
+    from xjax import lax
+    return lax
+
+
+def numpy_module():
+    """``xjax.numpy``."""
+    from xjax import numpy
+    return numpy
+
+
+def split_keys(key, num: int) -> list:
+    """``num`` keys split from ``key``, as a list."""
+    from xjax.random import threefry
+    lax = lax_module()
+    keys = threefry.split(key, (num,))
+    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]

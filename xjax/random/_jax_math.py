@@ -17,6 +17,7 @@ themselves as JAX's XLA does, and the samplers use those there. Other dtypes use
 from __future__ import annotations
 
 import numpy as np
+from xjax.random._common import lax_module as _lax
 
 _F32 = np.dtype(np.float32)
 # Cephes log1p: numerator and denominator coefficients, highest degree first
@@ -33,11 +34,6 @@ _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.0
             -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
 _TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
          -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
-def _lax():
-    from xjax import lax
-    return lax
 
 
 def _const(value, shape=()):

@@ -13,13 +13,9 @@ from xjax.random import threefry
 from xjax.random._jax_math import erf_inv
 from xjax.random._common import (canonical_shape, check_shape, float_dtype, sampler_jit)
 from xjax.random.keys import check_prng_key, return_keys
+from xjax.random._common import lax_module as _lax
 
 _U32 = np.dtype(np.uint32)
-
-
-def _lax():
-    from xjax import lax
-    return lax
 
 
 # -- keys --
@@ -335,3 +331,8 @@ def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
         shape = canonical_shape(shape)
         check_shape("bernoulli", shape, np.shape(p))
     return _bernoulli(data, p, shape=shape, mode=mode)
+
+
+def uniform01(key, shape, dtype):
+    """Uniform samples in [0, 1) of ``dtype`` (the gamma-family and binomial samplers' draw)."""
+    return uniform_impl(key, np.asarray(0.0, dtype), np.asarray(1.0, dtype), shape, dtype)

@@ -10,8 +10,9 @@ from xjax.core import dtypes
 from xjax.random import threefry
 from xjax.random._jax_math import log1p
 from xjax.random._common import canonical_shape, check_shape, float_dtype, sampler_jit
-from xjax.random.basic import uniform_impl
+from xjax.random.basic import uniform01
 from xjax.random.keys import check_prng_key
+from xjax.random._common import lax_module as _lax, numpy_module as _jnp, split_keys as _split
 
 # Stirling's series remainder log(k!) - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi)/2]
 # for k = 0 .. 9, where the series is not yet accurate
@@ -19,26 +20,6 @@ _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
                   0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
                   0.00833056343336287)
-
-
-def _lax():
-    from xjax import lax
-    return lax
-
-
-def _jnp():
-    from xjax import numpy as jnp
-    return jnp
-
-
-def _split(key, num):
-    lax = _lax()
-    keys = threefry.split(key, (num,))
-    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
-
-
-def _uniform01(key, shape, dtype):
-    return uniform_impl(key, np.asarray(0.0, dtype), np.asarray(1.0, dtype), shape, dtype)
 
 
 def _stirling_approx_tail(k):
@@ -61,7 +42,7 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
         i, num_geom, geom_sum, key = carry
         subkey, key = _split(key, 2)
         num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
-        u = _uniform01(subkey, shape, prob.dtype)
+        u = uniform01(subkey, shape, prob.dtype)
         geom = jnp.ceil(jnp.log(u) / log1minusprob)
         return i + 1, num_geom_out, geom_sum + geom, key
 
@@ -89,8 +70,8 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, subkey_0, subkey_1 = _split(key, 3)
-        u = _uniform01(subkey_0, shape, prob.dtype) - 0.5
-        v = _uniform01(subkey_1, shape, prob.dtype)
+        u = uniform01(subkey_0, shape, prob.dtype) - 0.5
+        v = uniform01(subkey_1, shape, prob.dtype)
         us = 0.5 - jnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
         k = jnp.floor((2 * a / us + b) * u + c)

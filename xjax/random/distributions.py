@@ -17,16 +17,7 @@ from xjax.random._common import (broadcast_shape_of, canonical_shape, check_safe
                                  float_dtype, int_dtype, sampler_jit)
 from xjax.random.basic import normal_impl, uniform_impl
 from xjax.random.keys import check_prng_key
-
-
-def _lax():
-    from xjax import lax
-    return lax
-
-
-def _jnp():
-    from xjax import numpy as jnp
-    return jnp
+from xjax.random._common import lax_module as _lax, numpy_module as _jnp, split_keys
 
 
 def _const(value, dtype):
@@ -35,12 +26,6 @@ def _const(value, dtype):
 
 def _uniform(key, shape, dtype, minval=0.0, maxval=1.0):
     return uniform_impl(key, _const(minval, dtype), _const(maxval, dtype), shape, dtype)
-
-
-def _split2(key):
-    lax = _lax()
-    keys = threefry.split(key, (2,))
-    return lax.index_in_dim(keys, 0, keepdims=False), lax.index_in_dim(keys, 1, keepdims=False)
 
 
 # -- truncated normal --
@@ -327,7 +312,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
 def _double_sided_maxwell(key, loc, scale, *, shape, dtype):
     params_shape = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
     shape = (shape or params_shape) + params_shape
-    maxwell_key, sign_key = _split2(key)
+    maxwell_key, sign_key = split_keys(key, 2)
     values = _maxwell_impl(maxwell_key, shape, dtype)
     signs = rademacher_impl(sign_key, shape, dtype)
     return signs * values * scale + loc
@@ -366,7 +351,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
 def _wald(key, mean, *, shape, dtype):
     lax = _lax()
     jnp = _jnp()
-    k1, k2 = _split2(key)
+    k1, k2 = split_keys(key, 2)
     mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
     v = normal_impl(k1, shape, dtype)
     z = _uniform(k2, shape, dtype)

@@ -18,29 +18,10 @@ from xjax.core import dtypes
 from xjax.random import threefry
 from xjax.random._common import (broadcast_shape_of, check_safe_to_cast, check_shape,
                                  float_dtype, int_dtype, sampler_jit)
-from xjax.random.basic import normal_impl, normal_real_impl, uniform_impl
+from xjax.random.basic import normal_impl, normal_real_impl, uniform01
 from xjax.random.keys import check_prng_key
 from xjax.random.random_gamma import random_gamma
-
-
-def _lax():
-    from xjax import lax
-    return lax
-
-
-def _jnp():
-    from xjax import numpy as jnp
-    return jnp
-
-
-def _split(key, num):
-    lax = _lax()
-    keys = threefry.split(key, (num,))
-    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
-
-
-def _uniform01(key, shape, dtype):
-    return uniform_impl(key, np.asarray(0.0, dtype), np.asarray(1.0, dtype), shape, dtype)
+from xjax.random._common import lax_module as _lax, numpy_module as _jnp, split_keys as _split
 
 
 # -- gamma --
@@ -77,19 +58,19 @@ def _gamma_one(key, alpha, *, log_space):
         key, x_key, u_key = _split(state[0], 3)
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_normal,
                                  (x_key, zero, const(-1)))
-        u = _uniform01(u_key, (), dtype)
+        u = uniform01(u_key, (), dtype)
         return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
 
     key, subkey = _split(key, 2)
     # the initial state is rejected, so the loop draws at least one proposal
     _, _, v, _ = lax.while_loop(rejected, propose, (key, zero, one, const(2)))
     if log_space:
-        u = _uniform01(subkey, (), dtype)
+        u = uniform01(subkey, (), dtype)
         log_samples = lax.log1p(lax.neg(u))  # -Exponential, as log(1 - U)
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
                                lax.mul(log_samples, lax.div(one, alpha_orig)))
         return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
-    samples = lax.sub(one, _uniform01(subkey, (), dtype))
+    samples = lax.sub(one, uniform01(subkey, (), dtype))
     boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, v), boost)
 
@@ -293,7 +274,7 @@ def _ball(key, p, *, d, shape, dtype):
     jnp = _jnp()
     k1, k2 = _split(key, 2)
     g = _generalized_normal_impl(k1, p, (*shape, d), dtype)
-    e = _exponential(_uniform01(k2, shape, dtype), dtype)
+    e = _exponential(uniform01(k2, shape, dtype), dtype)
     return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
 
 
@@ -317,7 +298,7 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
         i, k, rng, log_prod = carry
         rng, subkey = _split(rng, 2)
         k = lax.select(log_prod > -lam, k + 1, k)
-        u = _uniform01(subkey, shape, np.dtype(np.float32))
+        u = uniform01(subkey, shape, np.dtype(np.float32))
         return i + 1, k, rng, log_prod + jnp.log(u)
 
     def cond(carry):
@@ -343,8 +324,8 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, subkey_0, subkey_1 = _split(key, 3)
-        u = _uniform01(subkey_0, shape, lam.dtype) - 0.5
-        v = _uniform01(subkey_1, shape, lam.dtype)
+        u = uniform01(subkey_0, shape, lam.dtype) - 0.5
+        v = uniform01(subkey_1, shape, lam.dtype)
         u_shifted = 0.5 - abs(u)
         k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))

@@ -17,11 +17,7 @@ from xjax.core import dtypes
 from xjax.random._common import canonical_shape, check_shape, float_dtype, sampler_jit
 from xjax.random.basic import normal_impl
 from xjax.random.keys import check_prng_key
-
-
-def _jnp():
-    from xjax import numpy as jnp
-    return jnp
+from xjax.random._common import numpy_module as _jnp
 
 
 def _linalg_function(name):

@@ -13,16 +13,7 @@ from xjax.core import dtypes
 from xjax.random import threefry
 from xjax.random._common import canonical_shape, check_shape, sampler_jit
 from xjax.random.keys import check_prng_key
-
-def _lax():
-    from xjax import lax
-    return lax
-
-
-def _jnp():
-    from xjax import numpy as jnp
-    return jnp
-
+from xjax.random._common import lax_module as _lax, numpy_module as _jnp
 
 # -- permutation --
 

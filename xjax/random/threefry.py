@@ -26,16 +26,12 @@ from xjax.core.avals import ShapedArray
 from xjax.core.config import config
 from xjax.core.trace import Tracer
 from xjax.lax.prng import threefry2x32_p
+from xjax.random._common import lax_module as _lax
 
 _U32 = np.dtype(np.uint32)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32,
                64: np.dtype(np.uint64)}
 _MAX_WORDS = 2 ** 32 - 1
-
-
-def _lax():
-    from xjax import lax
-    return lax
 
 
 def threefry_seed(seed):
