@@ -148,6 +148,15 @@ def _kth(kth, size, name):
     return kth + size if kth < 0 else kth
 
 
+def _along_last_axis(name, a, kth, axis):
+    """``(a with axis moved last, checked kth, canonical axis)`` for (arg)partition."""
+    check_arraylike(name, a)
+    arr = to_jax(a)
+    axis = canonicalize_axis(axis, len(_shape(arr)))
+    kth = _kth(kth, _shape(arr)[axis], name)
+    return jnp.moveaxis(arr, axis, -1), kth, axis
+
+
 def partition(a, kth: int, axis: int = -1):
     """``a`` rearranged along ``axis`` so that element ``kth`` is where sorting puts it,
     the smaller ones before (ascending) and the others after (descending), as JAX does.
@@ -158,11 +167,7 @@ def partition(a, kth: int, axis: int = -1):
     >>> jnp.partition(jnp.array([5, 1, 4, 2, 3, 0]), 2)
     Array([0, 1, 2, 5, 4, 3], dtype=int32)
     """
-    check_arraylike("partition", a)
-    arr = to_jax(a)
-    axis = canonicalize_axis(axis, len(_shape(arr)))
-    kth = _kth(kth, _shape(arr)[axis], "partition")
-    moved = jnp.moveaxis(arr, axis, -1)
+    moved, kth, axis = _along_last_axis("partition", a, kth, axis)
     n = _shape(moved)[-1]
     bottom_positions = lax.top_k(_descending_key(moved), kth + 1)[1]
     bottom = jnp.take_along_axis(moved, bottom_positions, axis=-1)
@@ -180,11 +185,7 @@ def argpartition(a, kth: int, axis: int = -1):
     >>> jnp.argpartition(jnp.array([5, 1, 4, 2, 3, 0]), 2)
     Array([5, 1, 3, 0, 2, 4], dtype=int32)
     """
-    check_arraylike("argpartition", a)
-    arr = to_jax(a)
-    axis = canonicalize_axis(axis, len(_shape(arr)))
-    kth = _kth(kth, _shape(arr)[axis], "argpartition")
-    moved = jnp.moveaxis(arr, axis, -1)
+    moved, kth, axis = _along_last_axis("argpartition", a, kth, axis)
     n = _shape(moved)[-1]
     bottom = lax.top_k(_descending_key(moved), kth + 1)[1]
     # the rest: positions not among `bottom`, found by top_k of a 0/1 marker, which keeps
