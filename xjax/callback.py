@@ -185,11 +185,13 @@ def _axis_size(args, dims):
 # -- pure_callback --
 
 
-def _pure_callback_abstract_eval(*avals, callback, result_avals, vmap_method):
+def _result_abstract_eval(*avals, result_avals, **_):
+    """Abstract eval of the callbacks that return values: the declared result avals."""
     return list(result_avals)
 
 
-def _pure_callback_impl(*values, callback, result_avals, vmap_method):
+def _call_impl(*values, callback, result_avals, **_):
+    """Eager evaluation of the callbacks that return values: call the Python function."""
     avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
     return _run(callback, values, avals, result_avals)
 
@@ -227,7 +229,7 @@ def _pure_callback_batch(args, dims, *, callback, result_avals, vmap_method):
 
 
 pure_callback_p = Primitive(
-    "pure_callback", abstract_eval=_pure_callback_abstract_eval, impl=_pure_callback_impl,
+    "pure_callback", abstract_eval=_result_abstract_eval, impl=_call_impl,
     lower=_pure_callback_lower, jvp=_pure_callback_jvp,
     transpose=Absent("a Python function: use jax.custom_vjp to differentiate through it"),
     batch=_pure_callback_batch, multiple_results=True)
@@ -297,15 +299,6 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
 # -- io_callback --
 
 
-def _io_callback_abstract_eval(*avals, callback, result_avals, ordered):
-    return list(result_avals)
-
-
-def _io_callback_impl(*values, callback, result_avals, ordered):
-    avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
-    return _run(callback, values, avals, result_avals)
-
-
 def _io_callback_lower(ctx, *operands, callback, result_avals, ordered):
     return _emit_host_callback(ctx, operands, callback, result_avals, side_effect=True,
                                ordered=ordered)
@@ -323,7 +316,7 @@ def _io_callback_batch(args, dims, *, callback, result_avals, ordered):
 
 
 io_callback_p = Primitive(
-    "io_callback", abstract_eval=_io_callback_abstract_eval, impl=_io_callback_impl,
+    "io_callback", abstract_eval=_result_abstract_eval, impl=_call_impl,
     lower=_io_callback_lower, jvp=_io_callback_jvp,
     transpose=Absent("a Python function with side effects: not differentiable"),
     batch=_io_callback_batch, multiple_results=True)
