@@ -213,3 +213,18 @@ def test_jacfwd_through_inner_jit_matches_finite_differences():
                         for e in np.eye(3, dtype=np.float32)], axis=1)
     np.testing.assert_allclose(hess, numeric, rtol=2e-2, atol=2e-2)
     assert xjax.jacfwd(xjax.nn.softplus)(1.0).weak_type
+
+
+def test_jvp_and_jacfwd_return_aux_as_plain_values():
+    """has_aux: the auxiliary output comes back as values, not as tracers of the (finished)
+    jvp; jacfwd(has_aux=True) works through an inner jit (xjax.nn functions are jitted)."""
+    f = lambda x: (jnp.sum(x * x), x * 2)  # noqa: E731
+    _, _, aux = xjax.jvp(f, (jnp.arange(3.0),), (jnp.ones(3),), has_aux=True)
+    assert type(aux) is xjax.Array
+    np.testing.assert_array_equal(aux, [0.0, 2.0, 4.0])
+    g = lambda x: (jnp.sum(xjax.nn.softplus(x) * x), xjax.nn.sigmoid(x))  # noqa: E731
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    jac, aux = xjax.jacfwd(g, has_aux=True)(jnp.asarray(x))
+    sp = np.log1p(np.exp(x))
+    np.testing.assert_allclose(np.asarray(jac), sp + x / (1 + np.exp(-x)), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(aux), 1 / (1 + np.exp(-x)), rtol=1e-6)

@@ -52,22 +52,24 @@ def jvp(fun, primals, tangents, has_aux=False):
     checked = []
     for p, t in zip(flat_primals, flat_tangents, strict=True):
         checked.append(_check_tangent(get_aval(p), t))
-    out_tree_box = []
+    trees = []  # the output's tree and (with has_aux) the aux's
 
     def flat_fun(*xs):
         out = fun(*tree_unflatten(in_tree, xs))
+        aux = None
         if has_aux:
             out, aux = out
-            out_tree_box.append(aux)
         flat_out, out_tree = tree_flatten(out)
-        out_tree_box.insert(0, out_tree)
-        return [to_operand(o) for o in flat_out]
+        flat_aux, aux_tree = tree_flatten(aux)
+        trees[:] = [out_tree, aux_tree, len(flat_out)]
+        # aux leaves go through the JVP trace too, so they come back as plain values
+        return [to_operand(o) for o in flat_out] + [to_operand(a) for a in flat_aux]
 
     outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
-    out_tree = out_tree_box[0]
-    out_tangents = [instantiate(t) for t in out_tangents]
-    result = (tree_unflatten(out_tree, outs), tree_unflatten(out_tree, out_tangents))
-    return result + (out_tree_box[1],) if has_aux else result
+    out_tree, aux_tree, n_out = trees
+    out_tangents = [instantiate(t) for t in out_tangents[:n_out]]
+    result = (tree_unflatten(out_tree, outs[:n_out]), tree_unflatten(out_tree, out_tangents))
+    return result + (tree_unflatten(aux_tree, outs[n_out:]),) if has_aux else result
 
 
 def _check_tangent(primal_aval, tangent):
@@ -471,22 +473,23 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         flat_in, in_tree = tree_flatten(diff_args)
         in_avals = [get_aval(x) for x in flat_in]
 
+        primal_avals = []  # per-example avals of the outputs, read while vmap traces
+
         def pushfwd(*basis_leaves):
             result = jvp(partial_fun, diff_args, tuple(tree_unflatten(in_tree, basis_leaves)),
                          has_aux=has_aux)
-            return (result[1], result[0], result[2]) if has_aux else (result[1], result[0])
+            primal_avals[:] = [get_aval(y) for y in tree_flatten(result[0])[0]]
+            return (result[1], result[2]) if has_aux else result[1]
 
-        # The primal outputs only give the blocks' dtype and weak type: batch them (their
-        # batch dim may be "mapped" after a jit inside) and read their avals.
-        out_axes = (0, 0, None) if has_aux else (0, 0)
-        result = vmap(pushfwd, out_axes=out_axes)(*_basis(in_avals))
-        tangents, primals, aux = result if has_aux else (*result, None)
+        # aux does not depend on the basis, but a jit inside may batch it: take one row
+        result = vmap(pushfwd, out_axes=(0, 0) if has_aux else 0)(*_basis(in_avals))
+        tangents, aux = result if has_aux else (result, None)
+        if has_aux:
+            aux = tree_map(lambda a: a[0], aux)
         flat_t, out_tree = tree_flatten(tangents)
         jac = []
-        for t, y in zip(flat_t, tree_flatten(primals)[0], strict=True):
+        for t, example in zip(flat_t, primal_avals, strict=True):
             out_shape = get_aval(t).shape[1:]
-            y_aval = get_aval(y)
-            example = ShapedArray(y_aval.shape[1:], y_aval.dtype, y_aval.weak_type)
             blocks = _blocks(t, in_avals, out_shape, forward=True, example=example)
             tree = tree_unflatten(in_tree, blocks)
             jac.append(tree[0] if isinstance(argnums, int) else tree)
