@@ -277,3 +277,13 @@ def test_seed_examples():
     y = x.at[0].set(10)
     np.testing.assert_array_equal(x, np.arange(10))
     np.testing.assert_array_equal(y, [10, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+
+
+def test_take_refuses_non_integer_indices_as_jax():
+    with pytest.raises(ValueError, match="indices must have an integer type"):
+        jnp.take(jnp.arange(3.0), 1.5)
+    with pytest.raises(ValueError, match="indices must have an integer type"):
+        jnp.take(jnp.arange(3.0), jnp.array([0.0, 1.0]))
+    # booleans are read as 0 and 1 (not as a mask), as JAX's take does
+    np.testing.assert_array_equal(jnp.take(jnp.arange(3.0), jnp.array([True, False])),
+                                  [1.0, 0.0])

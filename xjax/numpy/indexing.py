@@ -373,6 +373,11 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     from xjax.numpy._promotion import canonicalize_axis
     axis = canonicalize_axis(axis, len(_shape(a)))
     indices = to_jax(indices)
+    index_dtype = aval_of(indices).dtype
+    if not (dtypes.is_integer(index_dtype) or index_dtype == dtypes.bool_):
+        raise ValueError("indices must have an integer type")  # JAX's class and text
+    if index_dtype == dtypes.bool_:  # take reads booleans as the integers 0 and 1, as JAX
+        indices = convert_element_type(indices, np.dtype(np.int32))
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode == "wrap":
