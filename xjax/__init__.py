@@ -32,6 +32,7 @@ from xjax import dlpack, typing  # noqa: F401
 from xjax import random  # noqa: F401
 from xjax import nn  # noqa: F401
 from xjax import scipy  # noqa: F401
+from xjax import image  # noqa: F401
 
 __version__ = "0.1.0"
 

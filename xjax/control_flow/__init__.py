@@ -17,12 +17,13 @@ from xjax.control_flow.reduce_window import reduce_window_p  # noqa: F401
 # bound as _reduce so that ``xjax.control_flow.reduce`` stays the module
 from xjax.control_flow.reduce import reduce as _reduce, reduce_p  # noqa: F401
 from xjax.control_flow.solves import custom_root  # noqa: F401
+from xjax.control_flow.linear_solve import PUBLIC as _LINEAR_SOLVE_PUBLIC
 
 _PUBLIC = {"cond": cond, "switch": switch, "while_loop": while_loop, "fori_loop": fori_loop,
            "scan": scan, "map": map, "associative_scan": associative_scan,
            "cond_p": cond_p, "while_p": while_p, "scan_p": scan_p,
            "reduce_window_p": reduce_window_p, "reduce": _reduce, "reduce_p": reduce_p,
-           "custom_root": custom_root}
+           "custom_root": custom_root, **_LINEAR_SOLVE_PUBLIC}
 
 for _name, _fun in _PUBLIC.items():
     setattr(_lax, _name, _fun)

@@ -23,4 +23,8 @@ from xjax.lax.barrier import *  # noqa: F401,F403
 from xjax.lax.approx_topk import *  # noqa: F401,F403
 from xjax.lax.api_helpers import *  # noqa: F401,F403
 from xjax.lax.windowed import *  # noqa: F401,F403
+from xjax.lax.rng import *  # noqa: F401,F403
+from xjax.lax.conv_helpers import *  # noqa: F401,F403
+from xjax.lax.dot_extras import *  # noqa: F401,F403
+from xjax.lax.tokens import *  # noqa: F401,F403
 from xjax.lax import linalg  # noqa: F401,E402

@@ -1,0 +1,1 @@
+"""``xjax.image``: image resizing (being built)."""
