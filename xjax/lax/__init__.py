@@ -27,4 +27,5 @@ from xjax.lax.rng import *  # noqa: F401,F403
 from xjax.lax.conv_helpers import *  # noqa: F401,F403
 from xjax.lax.dot_extras import *  # noqa: F401,F403
 from xjax.lax.tokens import *  # noqa: F401,F403
+from xjax.lax.array_extras import *  # noqa: F401,F403
 from xjax.lax import linalg  # noqa: F401,E402

@@ -1,0 +1,3 @@
+"""Placeholder: filled by work in progress; exports nothing yet."""
+
+__all__: list = []
