@@ -52,18 +52,41 @@ class Precision(enum.Enum):
         return self.name
 
 
+def _is_algorithm(precision) -> bool:
+    """Whether a canonical precision is a dot algorithm (``xjax.lax.DotAlgorithm`` or
+    ``DotAlgorithmPreset``, defined in ``dot_extras``) rather than None or a pair."""
+    return precision is not None and type(precision) is not tuple
+
+
+def _extras():
+    from xjax.lax import dot_extras  # the dot algorithms; that module imports this one
+    return dot_extras
+
+
 def canonicalize_precision(precision):
-    """None, or a pair of :class:`Precision` (one per operand)."""
+    """None, a pair of :class:`Precision` (one per operand), or a dot algorithm."""
     if precision is None:
         return None
-    if isinstance(precision, (str, Precision)):
-        p = Precision(precision)
-        return (p, p)
-    if isinstance(precision, (tuple, list)) and len(precision) == 2:
-        return tuple(Precision(p) if p is not None else Precision.DEFAULT for p in precision)
-    raise ValueError(f"Precision argument must be one of:\n- None,\n- a Precision enum "
-                     f"value,\n- a string,\n- a tuple of two Precision enums or strings;\n"
-                     f"got {precision}.")
+    if isinstance(precision, Precision):
+        return (precision, precision)
+    if isinstance(precision, str):
+        if Precision._missing_(precision) is not None:
+            p = Precision(precision)
+            return (p, p)
+        preset = _extras().preset_by_name(precision)
+        if preset is not None:
+            return preset
+    elif isinstance(precision, (_extras().DotAlgorithm, _extras().DotAlgorithmPreset)):
+        return precision
+    elif (isinstance(precision, (tuple, list)) and len(precision) == 2
+          and all(isinstance(p, (str, Precision)) for p in precision)):
+        return tuple(Precision(p) for p in precision)
+    raise ValueError("Precision argument must be one of:\n- None,\n- a string in "
+                     "['highest', 'float32', 'high', 'bfloat16_3x', 'tensorfloat32', "
+                     "'default', 'bfloat16', 'fastest', None],\n- a lax.Precision value,\n"
+                     "- a tuple of two lax.Precision values or strings,\n"
+                     "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+                     f"- a lax.DotAlgorithm value;\nbut got {precision}.")
 
 
 class DotDimensionNumbers(tuple):
@@ -174,11 +197,11 @@ def _input_result_dtype(lhs_dtype, rhs_dtype):
     return lhs_dtype
 
 
-def _dot_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
+def _dot_dtype(lhs_dtype, rhs_dtype, preferred_element_type, check_bit_width=True):
     result = _input_result_dtype(lhs_dtype, rhs_dtype)
     if preferred_element_type is None or preferred_element_type == result:
         return result
-    if not dtypes.is_float(result) and \
+    if check_bit_width and not dtypes.is_float(result) and \
             _bit_width(preferred_element_type) < _bit_width(result):
         raise TypeError("`preferred_element_type` must not be narrower than the original "
                         f"type, got preferred_element_type of {preferred_element_type} for "
@@ -189,7 +212,8 @@ def _dot_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
                                preferred_element_type, out_sharding):
     shape = _dot_shape(lhs.shape, rhs.shape, dimension_numbers)
-    dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type,
+                       check_bit_width=not _is_algorithm(precision))
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
@@ -216,6 +240,12 @@ _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.comple
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                       out_sharding):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    if _is_algorithm(precision):
+        out_dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type, False)
+        return _extras().algorithm_impl(lhs, rhs, dimension_numbers=dimension_numbers,
+                                        precision=precision,
+                                        preferred_element_type=preferred_element_type,
+                                        out_dtype=out_dtype)
     out_dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     (lc, rc), (lb, rb) = dimension_numbers
     if (not lb and lc == (lhs.ndim - 1,) and rhs.ndim <= 2 and rc == (0,)
@@ -253,6 +283,9 @@ def _dims(values) -> str:
 
 def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                        out_sharding):
+    if _is_algorithm(precision):
+        return _extras().algorithm_lower(ctx, lhs, rhs, dimension_numbers=dimension_numbers,
+                                         precision=precision)
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
     b = ctx.builder
@@ -349,7 +382,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     lhs, rhs : array_like
     dimension_numbers : tuple
         ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``.
-    precision : None, str, Precision or pair of them, optional
+    precision : None, str, Precision, pair of them, DotAlgorithm or DotAlgorithmPreset
+        A preset (or its name) fixes the operand and accumulation types; on the CPU only
+        those XLA's CPU backend supports run (others raise ValueError, as in JAX).
     preferred_element_type : dtype, optional
         The result (accumulation) dtype, e.g. int32 for int8 inputs.
 

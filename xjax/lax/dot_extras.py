@@ -1,3 +1,886 @@
-"""Placeholder: filled by work in progress; exports nothing yet."""
+"""Dot-product extras of ``jax.lax``: dot algorithms (``DotAlgorithm``,
+``DotAlgorithmPreset``) accepted by ``precision=``, the accuracy types of transcendental
+functions (``AccuracyMode``, ``Tolerance``), ``ragged_dot``/``ragged_dot_general`` (one
+primitive, ``ragged_dot_general``) and ``scaled_dot``.
 
-__all__: list = []
+A dot algorithm fixes the types the operands are rounded to and the accumulation type. On
+the CPU, as in JAX, only the presets XLA's CPU backend supports are accepted (others raise
+JAX's ValueError when the dot runs or compiles): the operands are converted to the preset's
+types, contracted in its accumulation type, and the result converted to the output dtype.
+XLA's CPU backend ignores the multi-pass decompositions (``_X3``, ``_X6``), so they compute
+as one float32 dot there, as in JAX.
+
+``ragged_dot_general`` is computed as JAX computes it on the CPU: the ragged operand is
+expanded into a dense ``[g, ...]`` array masked by group (rows outside a group are zero) and
+contracted with ``dot_general``. Spec of the ragged modes: ``jax.lax.ragged_dot_general``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import NamedTuple, Union
+
+import numpy as np
+
+from xjax.core import dtypes
+from xjax.core.ad_util import get_aval
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import Primitive
+from xjax.lax.ad_helpers import late_rule, operand_aval
+from xjax.lax.ad_rules import jvp_by_parts, transpose_by_parts
+from xjax.lax.batch_rules import bdim_at_front, batch_size, not_mapped
+from xjax.lax.dot import (Precision, _dimension_numbers, _dims, _dot_dtype,
+                          _dot_general_impl, _dot_shape, _is_algorithm, canonicalize_precision,
+                          dot_general, dot_general_p)
+from xjax.lax.linalg_common import lower_via_lax
+from xjax.lax.shape import as_operand
+from xjax.lowering.stablehlo import aval_type, element_type
+
+# -- accuracy of transcendental functions --
+
+
+class Tolerance:
+    """The tolerances a unary function's implementation must meet: at most two of
+    ``atol``, ``rtol`` and ``ulps`` (``atol`` with ``rtol``, or ``atol`` with ``ulps``).
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.Tolerance(atol=1e-6, rtol=1e-6).rtol
+    1e-06
+    """
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol = atol
+        self.rtol = rtol
+        self.ulps = ulps
+
+
+class AccuracyMode(enum.Enum):
+    """The accuracy a unary function's implementation is chosen for."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+# -- dot algorithms --
+
+
+class DotAlgorithm(NamedTuple):
+    """The algorithm of a dot product: the types the operands are rounded to, the
+    accumulation type, and how many components and operations emulate a higher precision.
+
+    Passed as ``precision=`` to :func:`~xjax.lax.dot_general` and friends. Support is
+    platform dependent: on the CPU a ``DotAlgorithm`` raises ``ValueError`` when the dot
+    runs, as in JAX (use a supported :class:`DotAlgorithmPreset`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xjax import lax
+    >>> lax.DotAlgorithm(np.float16, np.float16, np.float32).accumulation_type
+    <class 'numpy.float32'>
+    """
+
+    lhs_precision_type: object
+    rhs_precision_type: object
+    accumulation_type: object
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+_FP8_NAMES = ("float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+              "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu")
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot algorithms, ``LHS_RHS_ACCUM`` (``_X3``/``_X6``/``_X9``: that many passes
+    emulate a higher precision). Pass a member, or its name as a string, as ``precision=``.
+
+    On the CPU, ``DEFAULT``, ``F16_F16_F16``, ``F32_F32_F32``, ``F64_F64_F64``,
+    ``BF16_BF16_F32``, ``BF16_BF16_F32_X3`` and ``BF16_BF16_F32_X6`` are supported; the
+    others raise ``ValueError`` when the dot runs, as in JAX.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> x = jnp.array([1.0, 2.0, 3.0, 4.0], dtype=jnp.float16)
+    >>> lax.dot(x, x, precision="F32_F32_F32")
+    Array(30., dtype=float16)
+    """
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def supported_lhs_types(self):
+        """The operand types the algorithm computes in (an operand of another type is
+        converted to the first), or None for any."""
+        name = self.name
+        if name == "DEFAULT" or name.startswith("ANY_F8"):
+            return None
+        if name.startswith("F16_"):
+            return (np.dtype(np.float16),)
+        if name in ("BF16_BF16_BF16", "BF16_BF16_F32"):
+            return (np.dtype(dtypes.bfloat16), np.dtype(np.float32))
+        if name == "F64_F64_F64":
+            return (np.dtype(np.float64),)
+        return (np.dtype(np.float32),)  # the emulating (_X3...) and tf32 algorithms
+
+    @property
+    def supported_rhs_types(self):
+        return self.supported_lhs_types
+
+    @property
+    def accumulation_type(self):
+        """The accumulation type, or None where the output type decides."""
+        name = self.name
+        if name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        return np.dtype({"F16_F16_F16": np.float16, "BF16_BF16_BF16": dtypes.bfloat16,
+                         "F64_F64_F64": np.float64}.get(name, np.float32))
+
+    def supported_output_types(self, lhs_dtype, rhs_dtype):
+        """The output types the algorithm can produce for these operand types."""
+        name = self.name
+        if name in ("ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM"):
+            return tuple(np.dtype(t) for t in (np.float32, np.float16, dtypes.bfloat16,
+                                               *(getattr(dtypes, n) for n in _FP8_NAMES[:5])))
+        # a 16-bit output only from operands both of that type
+        promoted = np.dtype(lhs_dtype) if np.dtype(lhs_dtype) == np.dtype(rhs_dtype) else None
+        if name == "F16_F16_F32":
+            return ((np.dtype(np.float32), np.dtype(np.float16))
+                    if promoted == np.float16 else (np.dtype(np.float32),))
+        if name == "BF16_BF16_F32":
+            return ((np.dtype(np.float32), np.dtype(dtypes.bfloat16))
+                    if promoted == dtypes.bfloat16 else (np.dtype(np.float32),))
+        acc = self.accumulation_type
+        return None if acc is None else (acc,)
+
+
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
+
+# The presets XLA's CPU backend computes (JAX checks the same set before lowering).
+_CPU_PRESETS = frozenset({
+    DotAlgorithmPreset.DEFAULT, DotAlgorithmPreset.F16_F16_F16,
+    DotAlgorithmPreset.F32_F32_F32, DotAlgorithmPreset.F64_F64_F64,
+    DotAlgorithmPreset.BF16_BF16_F32, DotAlgorithmPreset.BF16_BF16_F32_X3,
+    DotAlgorithmPreset.BF16_BF16_F32_X6})
+
+
+def preset_by_name(name: str):
+    """The preset called ``name``, or None (used by ``canonicalize_precision``)."""
+    return DotAlgorithmPreset.__members__.get(name)
+
+
+def check_supported(algorithm, platform: str = "cpu") -> None:
+    """JAX's ValueError for an algorithm the platform's dot cannot compute."""
+    if platform == "cpu" and algorithm not in _CPU_PRESETS:
+        raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
+
+
+def compute_types(algorithm, lhs_dtype, rhs_dtype, out_dtype):
+    """(lhs type, rhs type, accumulation type) of ``algorithm`` for these operand and
+    output types (JAX's ``get_algorithm_compute_types``)."""
+    if isinstance(algorithm, DotAlgorithm):
+        return tuple(np.dtype(t) for t in (algorithm.lhs_precision_type,
+                                           algorithm.rhs_precision_type,
+                                           algorithm.accumulation_type))
+
+    def pick(dtype, supported):
+        dtype = np.dtype(dtype)
+        if supported is None or dtype in supported:
+            return dtype
+        return supported[0]
+
+    lhs_t = pick(lhs_dtype, algorithm.supported_lhs_types)
+    rhs_t = pick(rhs_dtype, algorithm.supported_rhs_types)
+    return lhs_t, rhs_t, pick(out_dtype, algorithm.supported_output_types(lhs_t, rhs_t))
+
+
+def _platform() -> str:
+    from xjax.runtime.client import default_backend  # the platform jit compiles for
+    return default_backend()
+
+
+def algorithm_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                   out_dtype):
+    """NumPy dot with a dot algorithm: operands rounded to its types, contracted in its
+    accumulation type, converted to ``out_dtype``."""
+    check_supported(precision, "cpu")  # NumPy kernels run on the CPU
+    lhs_t, rhs_t, acc = compute_types(precision, lhs.dtype, rhs.dtype, out_dtype)
+    out = _dot_general_impl(lhs.astype(lhs_t), rhs.astype(rhs_t),
+                                 dimension_numbers=dimension_numbers, precision=None,
+                                 preferred_element_type=acc, out_sharding=None)
+    return np.asarray(out).astype(out_dtype, copy=False)
+
+
+def _algorithm_attr(algorithm, lhs_t, rhs_t) -> str | None:
+    if algorithm is DotAlgorithmPreset.DEFAULT:
+        return None
+    if isinstance(algorithm, DotAlgorithm):
+        fields = (element_type(algorithm.lhs_precision_type),
+                  element_type(algorithm.rhs_precision_type),
+                  element_type(algorithm.accumulation_type), algorithm.lhs_component_count,
+                  algorithm.rhs_component_count, algorithm.num_primitive_operations,
+                  algorithm.allow_imprecise_accumulation)
+    else:
+        name = algorithm.name
+        if name.startswith("ANY_F8"):
+            if lhs_t.name not in _FP8_NAMES or rhs_t.name not in _FP8_NAMES:
+                raise ValueError(f"The dot algorithm '{algorithm}' requires both inputs to "
+                                 f"have float8 dtypes. Got {lhs_t} and {rhs_t} instead.")
+            fields = (element_type(lhs_t), element_type(rhs_t), "f32", 1, 1, 1,
+                      name.endswith("FAST_ACCUM"))
+        else:
+            parts = name.split("_")
+            ops = int(parts[3][1:]) if len(parts) > 3 else 1
+            types = [p.lower() for p in parts[:3]]
+            fields = (*types, 1, 1, ops, False)
+    names = ("lhs_precision_type", "rhs_precision_type", "accumulation_type",
+             "lhs_component_count", "rhs_component_count", "num_primitive_operations",
+             "allow_imprecise_accumulation")
+    body = ", ".join(f"{n} = {str(v).lower() if isinstance(v, bool) else v}"
+                     for n, v in zip(names, fields, strict=True))
+    return f"#stablehlo.dot_algorithm<{body}>"
+
+
+def algorithm_lower(ctx, lhs, rhs, *, dimension_numbers, precision):
+    """StableHLO of a dot with a dot algorithm (JAX's ``_handle_dot_precision``)."""
+    platform = _platform()
+    check_supported(precision, platform)
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    b = ctx.builder
+    lhs_t, rhs_t, acc = compute_types(precision, lhs_aval.dtype, rhs_aval.dtype,
+                                      out_aval.dtype)
+    # XLA's CPU backend computes a supported preset as the plain dot of its types, but
+    # rejects some of them as attributes (on vectors, depending on its version): left off
+    attr = None if platform == "cpu" else _algorithm_attr(precision, lhs_t, rhs_t)
+    if lhs_t != rhs_t:  # mixed operand types: both in the accumulation type, exactly
+        lhs_t = rhs_t = acc
+    if lhs_t != lhs_aval.dtype:
+        lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=lhs_t)))
+    if rhs_t != rhs_aval.dtype:
+        rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=rhs_t)))
+    (lc, rc), (lb, rb) = dimension_numbers
+    fields = [("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
+              ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)]
+    dnums = ", ".join(f"{name} = {_dims(dims)}" for name, dims in fields if dims)
+    attrs = {"dot_dimension_numbers": f"#stablehlo.dot<{dnums}>"}
+    if attr is not None:
+        attrs["algorithm"] = attr
+    acc_aval = out_aval.update(dtype=acc)
+    out = b.op1("stablehlo.dot_general", [lhs, rhs], aval_type(acc_aval), attrs)
+    if acc != out_aval.dtype:
+        out = b.op1("stablehlo.convert", [out], aval_type(out_aval))
+    return out
+
+
+# -- ragged dot --
+
+
+@dataclasses.dataclass(frozen=True)
+class RaggedDotDimensionNumbers:
+    """The dimensions of a ragged dot: ``dot_dimension_numbers`` as for ``dot_general``,
+    the lhs ragged dimension (exactly one) and the rhs group dimensions (one when the
+    ragged dimension is a free lhs dimension, none otherwise).
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0]).lhs_ragged_dimensions
+    (0,)
+    """
+
+    dot_dimension_numbers: tuple
+    lhs_ragged_dimensions: tuple
+    rhs_group_dimensions: tuple
+
+    def __init__(self, dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions):
+        dims = tuple(tuple(tuple(int(d) for d in side) for side in pair)
+                     for pair in dot_dimension_numbers)
+        object.__setattr__(self, "dot_dimension_numbers", dims)
+        object.__setattr__(self, "lhs_ragged_dimensions",
+                           tuple(int(d) for d in lhs_ragged_dimensions))
+        object.__setattr__(self, "rhs_group_dimensions",
+                           tuple(int(d) for d in rhs_group_dimensions))
+
+
+_BASIC_RAGGED_DIMS = RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+
+# the three ragged modes: the lhs ragged dimension is free, contracting, or a batch dim
+NONCONTRACTING, CONTRACTING, BATCH = "noncontracting", "contracting", "batch"
+
+
+def _remaining(n, *taken):
+    used = set().union(*map(set, taken))
+    return [d for d in range(n) if d not in used]
+
+
+def _mode(lhs_ndim, dims):
+    ragged = dims.lhs_ragged_dimensions[0]
+    (lc, _), (lb, _) = dims.dot_dimension_numbers
+    free = _remaining(lhs_ndim, lc, lb)
+    if ragged in free:
+        return NONCONTRACTING, ragged
+    if ragged in lc:
+        return CONTRACTING, ragged
+    if ragged in lb:
+        return BATCH, ragged
+    raise TypeError(f"lhs_ragged_dim {ragged} not found in lhs_noncontracting {free}, "
+                    f"lhs_contracting {list(lc)}, or lhs_batch {list(lb)}.")
+
+
+def _prefix_dims(mode, ndim, ragged, batch, contract):
+    """The operand's dims that ``group_sizes``' leading dims follow: ``[b..., x..., g]``."""
+    batch, contract = list(batch), list(contract)
+    free = _remaining(ndim, contract, batch)
+    if mode == NONCONTRACTING:
+        return batch + free[:free.index(ragged)]
+    if mode == CONTRACTING:
+        return batch + contract[:contract.index(ragged)]
+    return batch[:batch.index(ragged)]
+
+
+def _check_in_range(dim, rank, dim_name, arg_name):
+    if dim < 0 or dim >= rank:
+        raise TypeError(f"ragged_dot_general requires {dim_name} numbers to be nonnegative "
+                        f"and less than the number of axes of the {arg_name} value, got {dim} "
+                        f"for {arg_name} of rank {rank}.")
+
+
+def _ragged_dot_general_abstract_eval(lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
+                                      precision, preferred_element_type, group_offset,
+                                      out_sharding):
+    dims = ragged_dot_dimension_numbers
+    if len(dims.lhs_ragged_dimensions) != 1:
+        raise TypeError("ragged_dot_general expects exactly one lhs ragged dimension.")
+    _check_in_range(dims.lhs_ragged_dimensions[0], lhs.ndim, "lhs ragged dimension", "lhs")
+    mode, ragged = _mode(lhs.ndim, dims)
+    (lc, rc), (lb, rb) = dims.dot_dimension_numbers
+    if group_sizes.ndim == 0:
+        raise TypeError("expected rank of group_sizes to be >=1.")
+    if group_sizes.ndim != 1:
+        expected = tuple(lhs.shape[d] for d in _prefix_dims(mode, lhs.ndim, ragged, lb, lc))
+        expected += (group_sizes.shape[-1],)
+        if tuple(group_sizes.shape) != expected:
+            raise TypeError(f"expected group_sizes to have shape {expected}, got "
+                            f"{tuple(group_sizes.shape)}.")
+    groups = group_sizes.shape[-1]
+    group_dims = dims.rhs_group_dimensions
+    if mode in (CONTRACTING, BATCH):
+        if group_dims:
+            raise TypeError("ragged_dot_general requires zero group dimensions in the rhs "
+                            "when lhs ragged dimension is contracting or batch.")
+    else:
+        if len(group_dims) != 1:
+            raise TypeError("ragged_dot_general requires exactly one rhs group dimension "
+                            "when lhs ragged dimension is noncontracting.")
+        gd = group_dims[0]
+        _check_in_range(gd, rhs.ndim, "rhs group dimension", "rhs")
+        if gd in rb or gd in rc:
+            raise TypeError("ragged_dot_general requires rhs group dimension numbers to be "
+                            "distinct from contracting and batch dimensions.")
+        if rhs.shape[gd] != groups:
+            raise TypeError(f"expected rhs group dimension size to be {groups}, got "
+                            f"{rhs.shape[gd]}.")
+    # the shape dot_general gives, with the rhs group dim counted as free (JAX's rule)
+    shape = _dot_shape(tuple(lhs.shape), tuple(rhs.shape),
+                            _dimension_numbers(dims.dot_dimension_numbers))
+    if mode == NONCONTRACTING:  # ...except that the group dim is not in the output
+        n_before = lhs.ndim - len(lc) + len([d for d in range(rhs.ndim) if d < gd
+                                             and d not in rc and d not in rb])
+        shape = shape[:n_before] + shape[n_before + 1:]
+    if mode == CONTRACTING:
+        shape = (groups,) + shape
+    if not dtypes.issubdtype(group_sizes.dtype, np.integer):
+        raise TypeError("ragged_dot_general requires that group_sizes.dtype is subtype of "
+                        "np.integer.")
+    try:
+        dtype = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type,
+                                check_bit_width=not _is_algorithm(precision))
+    except TypeError as e:
+        raise TypeError(str(e).replace("lax.dot_general", "lax.ragged_dot_general")) from None
+    return ShapedArray(shape, dtype)
+
+
+def _contraction_plan(lhs_shape, rhs_ndim, dims):
+    """How ragged_dot_general becomes one dot_general: ``(mode, lhs expansion, rhs
+    expansion, dot dimension numbers)``; an expansion is ``(ragged dim, prefix dims)`` of
+    that operand (None: used as it is). An expanded operand has the group axis first."""
+    ndim = len(lhs_shape)
+    mode, ragged = _mode(ndim, dims)
+    (lc, rc), (lb, rb) = dims.dot_dimension_numbers
+    l_prefix = _prefix_dims(mode, ndim, ragged, lb, lc)
+
+    def up(ds):
+        return tuple(d + 1 for d in ds)
+
+    if mode == NONCONTRACTING:
+        dn = ((up(lc) + (0,), tuple(rc) + (dims.rhs_group_dimensions[0],)), (up(lb), tuple(rb)))
+        return mode, (ragged, l_prefix), None, dn
+    if mode == CONTRACTING:
+        r_ragged = rc[list(lc).index(ragged)]
+        r_prefix = _prefix_dims(mode, rhs_ndim, r_ragged, rb, rc)
+        dn = ((up(lc), up(rc)), ((0,) + up(lb), (0,) + up(rb)))
+        return mode, (ragged, l_prefix), (r_ragged, r_prefix), dn
+    return mode, None, None, dims.dot_dimension_numbers  # group sizes are not used
+
+
+def _group_bounds_numpy(group_sizes, prefix, shape, dim):
+    """Start and end of each group along ``dim``, shaped ``[g, *shape]`` with ones where
+    ``group_sizes`` does not vary (its dims follow ``prefix`` of the operand)."""
+    ends = np.cumsum(group_sizes, axis=-1, dtype=group_sizes.dtype)
+    starts = ends - group_sizes
+    order = np.argsort(prefix)
+    target = [group_sizes.shape[-1]] + [shape[d] if d in prefix else 1
+                                        for d in range(len(shape))]
+
+    def place(v):
+        v = np.moveaxis(v, -1, 0)
+        v = np.transpose(v, [0] + [1 + int(i) for i in order])
+        return v.reshape(target)
+
+    return place(starts), place(ends)
+
+
+def _expand_numpy(x, group_sizes, ragged, prefix):
+    starts, ends = _group_bounds_numpy(group_sizes, prefix, x.shape, ragged)
+    # the positions in group_sizes' dtype, as JAX's iota (so narrow types wrap alike)
+    index = np.arange(x.shape[ragged]).astype(group_sizes.dtype).reshape(
+        [1] * (ragged + 1) + [x.shape[ragged]] + [1] * (x.ndim - ragged - 1))
+    mask = (starts <= index) & (index < ends)
+    return np.where(mask, x[None], np.zeros((), x.dtype))
+
+
+def _full_group_sizes(group_sizes, lhs_shape, prefix, xp_broadcast):
+    """``[g]`` group sizes broadcast to ``[*prefix shape, g]``."""
+    if len(group_sizes.shape) == 1 and prefix:
+        shape = tuple(lhs_shape[d] for d in prefix) + tuple(group_sizes.shape)
+        return xp_broadcast(group_sizes, shape)
+    return group_sizes
+
+
+def _ragged_dot_general_impl(lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
+                             precision, preferred_element_type, group_offset, out_sharding):
+    lhs, rhs, group_sizes = np.asarray(lhs), np.asarray(rhs), np.asarray(group_sizes)
+    mode, l_exp, r_exp, dn = _contraction_plan(lhs.shape, rhs.ndim,
+                                               ragged_dot_dimension_numbers)
+    if l_exp is not None:
+        group_sizes = _full_group_sizes(group_sizes, lhs.shape, l_exp[1], np.broadcast_to)
+        lhs = _expand_numpy(lhs, group_sizes, *l_exp)
+    if r_exp is not None:
+        rhs = _expand_numpy(rhs, group_sizes, *r_exp)
+    return _dot_general_impl(lhs, rhs, dimension_numbers=_dimension_numbers(dn),
+                                  precision=precision,
+                                  preferred_element_type=preferred_element_type,
+                                  out_sharding=None)
+
+
+def _expand_lax(x, group_sizes, ragged, prefix):
+    """``_expand_numpy`` written with lax (the lowering's program)."""
+    from xjax import lax
+    shape = tuple(get_aval(x).shape)
+    g = get_aval(group_sizes).shape[-1]
+    full = (g,) + shape
+    gs_dims = tuple(sorted(d + 1 for d in prefix))
+    order = [int(i) for i in np.argsort(prefix)]
+    ends = lax.cumsum(group_sizes, axis=len(prefix))
+    starts = lax.sub(ends, group_sizes)
+
+    def place(v):  # gs layout [*prefix, g] -> [g, *sorted prefix] -> broadcast to full
+        v = lax.transpose(v, (len(prefix),) + tuple(order))
+        return lax.broadcast_in_dim(v, full, (0,) + gs_dims)
+
+    index = lax.broadcasted_iota(get_aval(group_sizes).dtype, full, ragged + 1)
+    mask = lax.bitwise_and(lax.le(place(starts), index), lax.lt(index, place(ends)))
+    xb = lax.broadcast_in_dim(x, full, tuple(range(1, len(full))))
+    return lax.select(mask, xb, lax.full(full, 0, get_aval(x).dtype))
+
+
+def _ragged_dot_general_lax(lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
+                            precision, preferred_element_type, group_offset, out_sharding):
+    from xjax import lax
+    mode, l_exp, r_exp, dn = _contraction_plan(tuple(get_aval(lhs).shape),
+                                               get_aval(rhs).ndim,
+                                               ragged_dot_dimension_numbers)
+    if l_exp is not None:
+        group_sizes = _full_group_sizes(
+            group_sizes, get_aval(lhs).shape, l_exp[1],
+            lambda gs, shape: lax.broadcast_in_dim(gs, shape, (len(shape) - 1,)))
+        lhs = _expand_lax(lhs, group_sizes, *l_exp)
+    if r_exp is not None:
+        rhs = _expand_lax(rhs, group_sizes, *r_exp)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dn),
+                                   precision=precision,
+                                   preferred_element_type=preferred_element_type,
+                                   out_sharding=None)
+
+
+# -- derivatives: bilinear in lhs and rhs --
+
+
+def _ragged_jvp_lhs(t, ans, lhs, rhs, group_sizes, **params):
+    return ragged_dot_general_p.bind(t, rhs, group_sizes, **params)
+
+
+def _ragged_jvp_rhs(t, ans, lhs, rhs, group_sizes, **params):
+    return ragged_dot_general_p.bind(lhs, t, group_sizes, **params)
+
+
+def _ranges_like(*lists):
+    start, out = 0, []
+    for xs in lists:
+        out.append(list(range(start, start + len(xs))))
+        start += len(xs)
+    return out
+
+
+def _ragged_transpose_dims(x_ndim, y_ndim, dims, for_lhs):
+    """Dimension numbers of the ragged dot giving the cotangent of lhs (``for_lhs``) or
+    rhs, and the operand's axes in the order that dot produces them."""
+    (x_contract, y_contract), (x_batch, y_batch) = dims.dot_dimension_numbers
+    x_kept = _remaining(x_ndim, x_contract, x_batch)
+    y_group = list(dims.rhs_group_dimensions)
+    y_kept = _remaining(y_ndim, y_contract, y_batch, y_group)
+    mode, ragged = _mode(x_ndim, dims)
+    if mode != NONCONTRACTING:
+        which = "grad_x_dims" if for_lhs else "grad_y_dims"
+        mode_name = "RAGGED_CONTRACTING" if mode == CONTRACTING else "RAGGED_BATCH"
+        raise NotImplementedError(f"Unimplemented {which} for ragged dot general in mode "
+                                  f"{mode_name}.")
+    ans_batch, ans_x, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    if for_lhs:
+        new = RaggedDotDimensionNumbers(((ans_y, y_kept), (ans_batch, y_batch)),
+                                        [len(x_batch) + x_kept.index(ragged)], y_group)
+        by_y = [x_contract[i] for i in np.argsort(y_contract)]
+        return new, list(x_batch) + x_kept + by_y
+    new = RaggedDotDimensionNumbers(((x_kept, ans_x), (x_batch, ans_batch)), [ragged], [])
+    by_x = [y_contract[i] for i in np.argsort(x_contract)]
+    return new, y_group + list(y_batch) + by_x + y_kept
+
+
+def _ragged_transpose_lhs(ct, lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
+                          **params):
+    return _ragged_ct(ct, rhs, group_sizes, operand_aval(lhs), operand_aval(rhs).ndim,
+                      ragged_dot_dimension_numbers, True, params)
+
+
+def _ragged_transpose_rhs(ct, lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
+                          **params):
+    return _ragged_ct(ct, lhs, group_sizes, operand_aval(rhs), operand_aval(lhs).ndim,
+                      ragged_dot_dimension_numbers, False, params)
+
+
+def _ragged_ct(ct, other, group_sizes, aval, other_ndim, dims, for_lhs, params):
+    from xjax.lax.convert import convert_element_type
+    from xjax.lax.shape import transpose
+    x_ndim, y_ndim = (aval.ndim, other_ndim) if for_lhs else (other_ndim, aval.ndim)
+    new, axes = _ragged_transpose_dims(x_ndim, y_ndim, dims, for_lhs)
+    a, b = (ct, other) if for_lhs else (other, ct)
+    out = ragged_dot_general_p.bind(a, b, group_sizes, ragged_dot_dimension_numbers=new,
+                                    **params)
+    perm = tuple(int(i) for i in np.argsort(axes))
+    if perm != tuple(range(len(perm))):
+        out = transpose(out, perm)
+    if get_aval(out).dtype != aval.dtype:
+        out = convert_element_type(out, aval.dtype)
+    return out
+
+
+# -- batching: a new leading batch dimension pair --
+
+
+def _ragged_dot_general_batch(args, dims, *, ragged_dot_dimension_numbers, **params):
+    """Every operand gets the batch axis first (unmapped ones are broadcast); it becomes a
+    new leading batch dimension of lhs and rhs, and a leading dim of the group sizes."""
+    from xjax import lax
+    size = batch_size(args, dims)
+    lhs, rhs, gs = (bdim_at_front(x, d, size) for x, d in zip(args, dims, strict=True))
+    rd = ragged_dot_dimension_numbers
+    (lc, rc), (lb, rb) = rd.dot_dimension_numbers
+
+    def up(ds):
+        return [d + 1 for d in ds]
+
+    new = RaggedDotDimensionNumbers(((up(lc), up(rc)), ([0] + up(lb), [0] + up(rb))),
+                                    up(rd.lhs_ragged_dimensions), up(rd.rhs_group_dimensions))
+    lhs_shape = tuple(get_aval(lhs).shape)
+    mode, ragged = _mode(len(lhs_shape) - 1, rd)
+    prefix = _prefix_dims(mode, len(lhs_shape), ragged + 1, [0] + up(lb), up(lc))
+    full = tuple(lhs_shape[d] for d in prefix) + (get_aval(gs).shape[-1],)
+    if tuple(get_aval(gs).shape) != full:  # [B, g] for a [g] that was broadcast
+        gs = lax.broadcast_in_dim(gs, full, (0, len(full) - 1))
+    out = ragged_dot_general_p.bind(lhs, rhs, gs, ragged_dot_dimension_numbers=new, **params)
+    return out, 1 if mode == CONTRACTING else 0
+
+
+ragged_dot_general_p = Primitive(
+    "ragged_dot_general", abstract_eval=_ragged_dot_general_abstract_eval,
+    impl=_ragged_dot_general_impl,
+    lower=lower_via_lax(_ragged_dot_general_lax, "ragged_dot_general"),
+    jvp=late_rule(lambda p: jvp_by_parts(p, _ragged_jvp_lhs, _ragged_jvp_rhs, None),
+                  "ragged_dot_general"),
+    transpose=transpose_by_parts(_ragged_transpose_lhs, _ragged_transpose_rhs, None),
+    batch=_ragged_dot_general_batch,
+    hidden_params=("out_sharding", "precision", "preferred_element_type", "group_offset"))
+
+
+def _canonical_preferred(preferred_element_type):
+    if preferred_element_type is None:
+        return None
+    return dtypes.check_and_canonicalize_user_dtype(preferred_element_type,
+                                                    "ragged_dot_general")
+
+
+def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
+                       preferred_element_type=None, group_offset=None, out_sharding=None):
+    """Ragged matrix multiplication with ``dot_general``'s batch and contracting dims.
+
+    ``lhs`` has one ragged dimension, split into consecutive groups of the sizes
+    ``group_sizes`` holds; three modes, by the kind of the ragged dimension:
+
+    1. free (``m``): ``[b..., m..., k...], [g, b..., k..., n...] -> [b..., m..., n...]``,
+       each group of rows contracted with its own slice of ``rhs``' group dimension;
+    2. contracting (``k``): ``[b..., m..., k...], [b..., k..., n...] -> [g, b..., m..., n...]``,
+       one product per group of the contracting dimension;
+    3. batch: ``dot_general`` (the group sizes are not used).
+
+    Rows outside every group give zeros. ``group_sizes`` is ``[g]`` or
+    ``[b..., x..., g]`` (``x...``: the dims of the ragged kind outer to it).
+
+    Parameters
+    ----------
+    lhs, rhs : array_like
+    group_sizes : array_like of integers
+    ragged_dot_dimension_numbers : RaggedDotDimensionNumbers
+    precision, preferred_element_type :
+        As for :func:`~xjax.lax.dot_general`.
+    group_offset : None
+        Not supported (as in JAX on the CPU): raises NotImplementedError.
+    out_sharding : None
+        Ignored (one device).
+
+    Returns
+    -------
+    Array
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> dims = lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+    >>> lhs, rhs = jnp.ones((3, 2)), jnp.stack([jnp.ones((2, 2)), 2 * jnp.ones((2, 2))])
+    >>> lax.ragged_dot_general(lhs, rhs, jnp.array([1, 2]), dims)
+    Array([[2., 2.],
+           [4., 4.],
+           [4., 4.]], dtype=float32)
+    """
+    if group_offset is not None:
+        raise NotImplementedError("Unimplemented group_offset support.")
+    if not isinstance(ragged_dot_dimension_numbers, RaggedDotDimensionNumbers):
+        raise TypeError("ragged_dot_general expects a RaggedDotDimensionNumbers, got "
+                        f"{ragged_dot_dimension_numbers!r}.")
+    return ragged_dot_general_p.bind(
+        as_operand(lhs), as_operand(rhs), as_operand(group_sizes),
+        ragged_dot_dimension_numbers=ragged_dot_dimension_numbers,
+        precision=canonicalize_precision(precision),
+        preferred_element_type=_canonical_preferred(preferred_element_type),
+        group_offset=None, out_sharding=None)
+
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
+               group_offset=None, out_sharding=None):
+    """Ragged matrix multiplication: row group ``i`` of ``lhs`` times ``rhs[i]``.
+
+    Parameters
+    ----------
+    lhs : array_like, shape (m, k)
+    rhs : array_like, shape (g, k, n)
+    group_sizes : array_like of integers, shape (g,)
+        The sizes of the consecutive row groups of ``lhs``; rows past their sum give zeros.
+    precision, preferred_element_type :
+        As for :func:`~xjax.lax.dot`.
+    group_offset : None
+        Not supported (as in JAX on the CPU): raises NotImplementedError.
+    out_sharding : None
+        Ignored (one device).
+
+    Returns
+    -------
+    Array of shape (m, n).
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> lhs = jnp.arange(6.0).reshape(3, 2)
+    >>> rhs = jnp.stack([jnp.eye(2), -jnp.eye(2)])
+    >>> lax.ragged_dot(lhs, rhs, jnp.array([2, 1]))
+    Array([[ 0.,  1.],
+           [ 2.,  3.],
+           [-4., -5.]], dtype=float32)
+    """
+    return ragged_dot_general(lhs, rhs, group_sizes, _BASIC_RAGGED_DIMS, precision=precision,
+                              preferred_element_type=preferred_element_type,
+                              group_offset=group_offset, out_sharding=out_sharding)
+
+
+# -- scaled dot --
+
+
+def _check_scale(side, operand, scale, contracting):
+    for i, size in enumerate(operand.shape):
+        if i in contracting:
+            if size % scale.shape[i] != 0:
+                raise TypeError(f"{side} contracting dim {i} of size {size} must be divisible "
+                                f"by its scale's dim size {scale.shape[i]}.")
+            ratio = size // scale.shape[i]
+            if ratio < 2:
+                raise TypeError(f"The ratio of {side} contracting dim {i} to its scale's dim "
+                                f"size ({ratio}) must be at least 2.")
+        elif scale.shape[i] != size:
+            raise TypeError(f"{side} dim {i} of size {size} does not match scale dim size "
+                            f"{scale.shape[i]}.")
+
+
+def _check_scaled_dot(lhs, rhs, lhs_scale, rhs_scale, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    ranks = [lhs.ndim, rhs.ndim] + [s.ndim for s in (lhs_scale, rhs_scale) if s is not None]
+    if max(ranks) != min(ranks):
+        def rank(s):
+            return s.ndim if s is not None else "N/A"
+        raise TypeError(f"All input tensors must have the same rank. Got lhs rank: "
+                        f"{lhs.ndim} rhs rank: {rhs.ndim} lhs_scale rank: {rank(lhs_scale)} "
+                        f"rhs_scale rank: {rank(rhs_scale)}.")
+    if len(lb) != len(rb):
+        raise TypeError("LHS and RHS must have the same number of batch dimensions, got "
+                        f"{len(lb)} and {len(rb)}.")
+    if len(lc) != len(rc):
+        raise TypeError("LHS and RHS must have the same number of contracting dimensions, "
+                        f"got {len(lc)} and {len(rc)}.")
+    for i, j in zip(lb, rb, strict=True):
+        sizes = {lhs.shape[i], rhs.shape[j]}
+        sizes |= {s.shape[i] for s in (lhs_scale,) if s is not None}
+        sizes |= {s.shape[j] for s in (rhs_scale,) if s is not None}
+        if len(sizes) != 1:
+            raise TypeError("All input tensors must have the same batch dimension size for "
+                            f"batch dims ({i}, {j}).")
+    for i, j in zip(lc, rc, strict=True):
+        if lhs.shape[i] != rhs.shape[j]:
+            raise TypeError(f"LHS contracting dim {i} of size {lhs.shape[i]} does not match "
+                            f"RHS contracting dim {j} of size {rhs.shape[j]}.")
+    if lhs_scale is not None:
+        _check_scale("LHS", lhs, lhs_scale, lc)
+    if rhs_scale is not None:
+        _check_scale("RHS", rhs, rhs_scale, rc)
+
+
+def _apply_scale(x, scale, contracting):
+    """``x`` (as bfloat16) times ``scale`` repeated along the contracting dims."""
+    from xjax import lax
+    bf16 = np.dtype(dtypes.bfloat16)
+    scale = lax.convert_element_type(scale, bf16)
+    shape = tuple(get_aval(x).shape)
+    s_shape = tuple(get_aval(scale).shape)
+    for i in contracting:
+        if s_shape[i] != shape[i]:  # each scale covers a block of shape[i] // s_shape[i]
+            block = shape[i] // s_shape[i]
+            expanded = s_shape[:i + 1] + (block,) + s_shape[i + 1:]
+            dims = tuple(d if d <= i else d + 1 for d in range(len(s_shape)))
+            scale = lax.broadcast_in_dim(scale, expanded, dims)
+            s_shape = s_shape[:i] + (s_shape[i] * block,) + s_shape[i + 1:]
+            scale = lax.reshape(scale, s_shape)
+    return lax.mul(lax.convert_element_type(x, bf16), scale)
+
+
+def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None,
+               preferred_element_type=None):
+    """``dot_general(lhs * lhs_scale, rhs * rhs_scale)`` in bfloat16, accumulated in
+    ``preferred_element_type`` (bfloat16 by default), as JAX's reference decomposition.
+
+    A scale has its operand's rank and sizes, except along contracting dimensions, where
+    each scale element covers a block (at least 2) of the operand. Missing scales are ones.
+    Unlike JAX (whose ``scaled_dot`` has no derivative rules), this composition of lax
+    operations is differentiable.
+
+    Parameters
+    ----------
+    lhs, rhs : array_like
+    lhs_scale, rhs_scale : array_like, optional
+    dimension_numbers : tuple, optional
+        As for ``dot_general``; by default ``[..., m, k] x [..., k, n]`` with the leading
+        dims batched.
+    preferred_element_type : dtype, optional
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax import lax
+    >>> lhs, rhs = jnp.ones((2, 4)), jnp.ones((4, 3))
+    >>> lax.scaled_dot(lhs, rhs, lhs_scale=jnp.full((2, 2), 2.0)).dtype
+    dtype(bfloat16)
+    """
+    from xjax import lax
+    lhs, rhs = as_operand(lhs), as_operand(rhs)
+    lhs_aval, rhs_aval = get_aval(lhs), get_aval(rhs)
+    if dimension_numbers is None:
+        n = lhs_aval.ndim
+        if n < 2:
+            raise TypeError("scaled_dot does not support 0-rank and 1-rank operands.")
+        batch = tuple(range(n - 2))
+        dimension_numbers = (((n - 1,), (n - 2,)), (batch, batch))
+    dimension_numbers = _dimension_numbers(dimension_numbers)
+    (lc, rc), _ = dimension_numbers
+    lhs_scale = None if lhs_scale is None else as_operand(lhs_scale)
+    rhs_scale = None if rhs_scale is None else as_operand(rhs_scale)
+    _check_scaled_dot(lhs_aval, rhs_aval, None if lhs_scale is None else get_aval(lhs_scale),
+                      None if rhs_scale is None else get_aval(rhs_scale), dimension_numbers)
+    out_type = dtypes.check_and_canonicalize_user_dtype(
+        dtypes.bfloat16 if preferred_element_type is None else preferred_element_type,
+        "scaled_dot")
+    if lhs_scale is None:
+        lhs_scaled = lax.convert_element_type(lhs, dtypes.bfloat16)
+    else:
+        lhs_scaled = _apply_scale(lhs, lhs_scale, lc)
+    if rhs_scale is None:
+        rhs_scaled = lax.convert_element_type(rhs, dtypes.bfloat16)
+    else:
+        rhs_scaled = _apply_scale(rhs, rhs_scale, rc)
+    return dot_general(lhs_scaled, rhs_scaled, dimension_numbers,
+                       preferred_element_type=out_type)
+
+
+__all__ = ["AccuracyMode", "Tolerance", "DotAlgorithm", "DotAlgorithmPreset",
+           "PrecisionLike", "RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general",
+           "ragged_dot_general_p", "scaled_dot"]
