@@ -2,3 +2,4 @@
 
 from xjax.scipy import linalg  # noqa: F401
 from xjax.scipy import special, stats  # noqa: F401
+from xjax.scipy import sparse  # noqa: F401

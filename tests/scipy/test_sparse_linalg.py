@@ -1,0 +1,203 @@
+"""xjax.scipy.sparse.linalg (cg, bicgstab): solutions against np.linalg.solve and SciPy;
+matrices, functions and ``@`` objects as operators; pytrees, x0, preconditioners, maxiter;
+derivatives by implicit differentiation against closed forms and finite differences; jit and
+vmap against a loop; JAX's errors; differential tests against JAX."""
+
+import numpy as np
+import pytest
+
+import xjax.numpy as jnp
+from xjax import grad, jit, vmap
+from xjax.scipy.sparse import linalg as sla
+from xjax.testing.check_grads import check_grads
+
+SOLVERS = {"cg": sla.cg, "bicgstab": sla.bicgstab}
+
+
+def _spd(n=5, seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, n))
+    return (q @ q.T + n * np.eye(n)).astype(np.float32), rng.standard_normal(n).astype(
+        np.float32)
+
+
+def _general(n=5, seed=0):
+    rng = np.random.default_rng(seed)
+    return ((rng.standard_normal((n, n)) + 2 * n ** 0.5 * np.eye(n)).astype(np.float32),
+            rng.standard_normal(n).astype(np.float32))
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+@pytest.mark.parametrize("name", SOLVERS)
+def test_solution_against_numpy(name, jitted):
+    a, b = _spd() if name == "cg" else _general()
+    f = (lambda a, b: SOLVERS[name](a, b)[0])
+    f = jit(f) if jitted else f
+    np.testing.assert_allclose(f(a, b), np.linalg.solve(a.astype(np.float64), b),
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_info_is_none_and_operator_forms():
+    a, b = _spd()
+    want = np.linalg.solve(a.astype(np.float64), b)
+
+    class Op:
+        shape = a.shape
+
+        def __matmul__(self, x):
+            return jnp.dot(a, x)
+
+    for op in (a, jnp.asarray(a), lambda x: jnp.dot(a, x), Op()):
+        x, info = sla.cg(op, b)
+        assert info is None
+        np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-5)
+
+
+def test_against_scipy():
+    scipy_sla = pytest.importorskip("scipy.sparse.linalg")
+    a, b = _general(seed=3)
+    spd, c = _spd(seed=3)
+    np.testing.assert_allclose(sla.cg(spd, c, tol=1e-6)[0],
+                               scipy_sla.cg(spd.astype(np.float64), c, rtol=1e-10)[0],
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sla.bicgstab(a, b, tol=1e-6)[0],
+                               scipy_sla.bicgstab(a.astype(np.float64), b, rtol=1e-10)[0],
+                               rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_pytree_b_x0_and_preconditioner(name):
+    a1, b1 = _spd(4, seed=1)
+    a2, b2 = _spd(3, seed=2)
+
+    def matvec(x):
+        return {"u": jnp.dot(a1, x["u"]), "v": jnp.dot(a2, x["v"])}
+
+    def jacobi(x):
+        return {"u": x["u"] / np.diagonal(a1), "v": x["v"] / np.diagonal(a2)}
+
+    b = {"u": b1, "v": b2}
+    x0 = {"u": np.ones(4, np.float32), "v": np.zeros(3, np.float32)}
+    for kwargs in ({}, {"x0": x0}, {"M": jacobi}, {"x0": x0, "M": jacobi}):
+        x, _ = SOLVERS[name](matvec, b, **kwargs)
+        np.testing.assert_allclose(x["u"], np.linalg.solve(a1, b1), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(x["v"], np.linalg.solve(a2, b2), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_maxiter_stops_early(name):
+    a, b = _spd(8) if name == "cg" else _general(8)
+    x1, _ = SOLVERS[name](a, b, maxiter=1)
+    x_full, _ = SOLVERS[name](a, b)
+    r1 = np.linalg.norm(a @ np.asarray(x1) - b)
+    r_full = np.linalg.norm(a @ np.asarray(x_full) - b)
+    assert r1 > 10 * r_full  # one step is far from converged; the default converges
+    assert r_full < 1e-4 * np.linalg.norm(b)
+
+
+def test_complex_hermitian():
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+    a = (q @ q.conj().T + 4 * np.eye(4)).astype(np.complex64)
+    b = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex64)
+    want = np.linalg.solve(a.astype(np.complex128), b)
+    for solver in SOLVERS.values():
+        x, _ = solver(a, b)
+        assert x.dtype == np.complex64
+        np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-5)
+
+
+# -- derivatives -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jitted", [False, True])
+@pytest.mark.parametrize("name", SOLVERS)
+def test_grad_against_closed_form(name, jitted):
+    # L = w . x with A x = b:  dL/db = A^-T w,  dL/dA = -(A^-T w) x^T
+    a, b = _spd() if name == "cg" else _general()
+    w = np.linspace(-1, 1, 5).astype(np.float32)
+
+    def loss(a, b):
+        return jnp.dot(w, SOLVERS[name](lambda x: jnp.dot(a, x), b, tol=1e-6)[0])
+
+    g = grad(loss, argnums=(0, 1))
+    ga, gb = (jit(g) if jitted else g)(a, b)
+    a64 = a.astype(np.float64)
+    x, lam = np.linalg.solve(a64, b), np.linalg.solve(a64.T, w)
+    np.testing.assert_allclose(gb, lam, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(ga, -np.outer(lam, x), rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_check_grads(name):
+    a, b = _spd(4) if name == "cg" else _general(4)
+
+    def f(a, b):
+        return SOLVERS[name](lambda x: jnp.dot(a, x), b, tol=1e-6)[0]
+
+    check_grads(f, (a, b), order=1, modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)
+
+
+# -- vmap ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_vmap_against_a_loop(name):
+    mats, rhs = zip(*[(_spd(4, seed=s) if name == "cg" else _general(4, seed=s))
+                      for s in range(3)])
+    mats, rhs = np.stack(mats), np.stack(rhs)
+
+    def f(a, b):
+        return SOLVERS[name](a, b, tol=1e-6)[0]
+
+    for in_axes, args in [((0, 0), (mats, rhs)), ((None, 0), (mats[0], rhs)),
+                          ((0, None), (mats, rhs[0]))]:
+        got = vmap(f, in_axes=in_axes)(*args)
+        want = np.stack([np.asarray(f(*[x if ax is None else x[i]
+                                        for x, ax in zip(args, in_axes)])) for i in range(3)])
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+def test_errors():
+    a, b = _spd(3)
+    with pytest.raises(ValueError, match=r"linear operator must be a square matrix, but has "
+                                         r"shape: \(3, 2\)"):
+        sla.cg(a[:, :2], b)
+    with pytest.raises(TypeError, match="linear operator must be either a function or "
+                                        "ndarray"):
+        sla.cg("matrix", b)
+    with pytest.raises(ValueError, match="x0 and b must have matching tree structure"):
+        sla.cg(a, b, x0=[b])
+    with pytest.raises(ValueError, match=r"arrays in x0 and b must have matching shapes: "
+                                         r"\[\(2,\)\] vs \[\(3,\)\]"):
+        sla.bicgstab(a, b, x0=b[:2])
+    with pytest.raises(NotImplementedError, match="gmres"):
+        sla.gmres(a, b)
+
+
+# -- against JAX -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_against_jax(name):
+    jax = pytest.importorskip("jax")
+    from jax.scipy.sparse import linalg as jax_sla
+    theirs_solver = getattr(jax_sla, name)
+    a, b = _spd() if name == "cg" else _general()
+
+    def loss(solver, dot):
+        return lambda a, b: dot(b, solver(lambda x: dot(a, x), b, maxiter=3)[0])
+
+    np.testing.assert_allclose(SOLVERS[name](a, b, maxiter=3)[0],
+                               theirs_solver(a, b, maxiter=3)[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(SOLVERS[name](a, b)[0], theirs_solver(a, b)[0],
+                               rtol=1e-4, atol=1e-5)
+    got = grad(loss(SOLVERS[name], jnp.dot), argnums=(0, 1))(a, b)
+    want = jax.grad(loss(theirs_solver, jax.numpy.dot), argnums=(0, 1))(a, b)
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(x, y, rtol=1e-3, atol=1e-4)
+    for case in (lambda m: m.cg(a, b, x0=[b]), lambda m: m.cg(a[:, :2], b)):
+        with pytest.raises(ValueError) as their_err:
+            case(jax_sla)
+        with pytest.raises(ValueError) as my_err:
+            case(sla)
+        assert str(my_err.value) == str(their_err.value)
