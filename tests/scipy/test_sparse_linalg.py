@@ -1,7 +1,9 @@
-"""xjax.scipy.sparse.linalg (cg, bicgstab): solutions against np.linalg.solve and SciPy;
+"""xjax.scipy.sparse.linalg (cg, bicgstab, gmres in both solve methods): solutions against np.linalg.solve and SciPy;
 matrices, functions and ``@`` objects as operators; pytrees, x0, preconditioners, maxiter;
 derivatives by implicit differentiation against closed forms and finite differences; jit and
 vmap against a loop; JAX's errors; differential tests against JAX."""
+
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,7 +13,8 @@ from xjax import grad, jit, vmap
 from xjax.scipy.sparse import linalg as sla
 from xjax.testing.check_grads import check_grads
 
-SOLVERS = {"cg": sla.cg, "bicgstab": sla.bicgstab}
+SOLVERS = {"cg": sla.cg, "bicgstab": sla.bicgstab, "gmres": sla.gmres,
+           "gmres_incremental": partial(sla.gmres, solve_method="incremental")}
 
 
 def _spd(n=5, seed=0):
@@ -87,7 +90,9 @@ def test_pytree_b_x0_and_preconditioner(name):
 @pytest.mark.parametrize("name", SOLVERS)
 def test_maxiter_stops_early(name):
     a, b = _spd(8) if name == "cg" else _general(8)
-    x1, _ = SOLVERS[name](a, b, maxiter=1)
+    # gmres counts restarts: one restart of a 1-dimensional Krylov space is one step
+    extra = {"restart": 1} if name.startswith("gmres") else {}
+    x1, _ = SOLVERS[name](a, b, maxiter=1, **extra)
     x_full, _ = SOLVERS[name](a, b)
     r1 = np.linalg.norm(a @ np.asarray(x1) - b)
     r_full = np.linalg.norm(a @ np.asarray(x_full) - b)
@@ -171,8 +176,24 @@ def test_errors():
     with pytest.raises(ValueError, match=r"arrays in x0 and b must have matching shapes: "
                                          r"\[\(2,\)\] vs \[\(3,\)\]"):
         sla.bicgstab(a, b, x0=b[:2])
-    with pytest.raises(NotImplementedError, match="gmres"):
-        sla.gmres(a, b)
+    with pytest.raises(ValueError, match="invalid solve_method qr, must be either "
+                                         "'incremental' or 'batched'"):
+        sla.gmres(a, b, solve_method="qr")
+    with pytest.raises(ValueError, match="x0 and b must have matching tree structure"):
+        sla.gmres(a, b, x0=(b,))
+
+
+def test_gmres_info_and_restarts():
+    a, b = _general(6, seed=4)
+    want = np.linalg.solve(a.astype(np.float64), b)
+    for method in ("batched", "incremental"):
+        for restart in (2, 3, 20):
+            x, info = sla.gmres(a, b, restart=restart, solve_method=method, tol=1e-6)
+            assert int(info) == 0 and info.dtype == np.int32
+            np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-5)
+    # a singular (zero) operator: the solution is NaN and info says so, as in JAX
+    x, info = sla.gmres(lambda x: x * 0, b)
+    assert int(info) == -1 and np.isnan(np.asarray(x)).all()
 
 
 # -- against JAX -----------------------------------------------------------------------------
@@ -181,7 +202,8 @@ def test_errors():
 def test_against_jax(name):
     jax = pytest.importorskip("jax")
     from jax.scipy.sparse import linalg as jax_sla
-    theirs_solver = getattr(jax_sla, name)
+    theirs_solver = (partial(jax_sla.gmres, solve_method="incremental")
+                     if name == "gmres_incremental" else getattr(jax_sla, name))
     a, b = _spd() if name == "cg" else _general()
 
     def loss(solver, dot):
