@@ -1,7 +1,8 @@
-"""xjax.scipy.sparse.linalg (cg, bicgstab, gmres in both solve methods): solutions against np.linalg.solve and SciPy;
-matrices, functions and ``@`` objects as operators; pytrees, x0, preconditioners, maxiter;
-derivatives by implicit differentiation against closed forms and finite differences; jit and
-vmap against a loop; JAX's errors; differential tests against JAX."""
+"""xjax.scipy.sparse.linalg (cg, bicgstab, gmres in both solve methods): solutions against
+np.linalg.solve and SciPy; matrices, functions and ``@`` objects as operators; pytrees, x0,
+preconditioners, maxiter and restarts; derivatives by implicit differentiation against
+closed forms and finite differences; jit and vmap against a loop; JAX's errors;
+differential tests against JAX."""
 
 from functools import partial
 

@@ -1,10 +1,10 @@
 """Iterative solvers of ``scipy.sparse.linalg`` as JAX 0.10.2 has them: ``cg``,
-``bicgstab`` and ``gmres``, each a ``lax.while_loop`` wrapped in ``lax.custom_linear_solve``, so their
-derivatives come from another solve (implicit differentiation), never from differentiating
-the loop. ``A`` may be a function, a square matrix, or anything with ``@``; ``b`` any pytree
-of arrays. Tolerances follow SciPy's non-legacy rule ``norm(r) <= max(tol*norm(b), atol)``;
-the second result (``info``) is ``None`` for ``cg``/``bicgstab`` and 0 or -1 (NaN
-solution) for ``gmres``, as in JAX.
+``bicgstab`` and ``gmres``, each a ``lax.while_loop`` wrapped in
+``lax.custom_linear_solve``, so their derivatives come from another solve (implicit
+differentiation), never from differentiating the loop. ``A`` may be a function, a square
+matrix, or anything with ``@``; ``b`` any pytree of arrays. Tolerances follow SciPy's
+non-legacy rule ``norm(r) <= max(tol*norm(b), atol)``; the second result (``info``) is
+``None`` for ``cg``/``bicgstab`` and 0 or -1 (NaN solution) for ``gmres``, as in JAX.
 """
 
 from __future__ import annotations
