@@ -19,6 +19,7 @@ from xjax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, lineari
                            value_and_grad, vjp)
 from xjax.mapping import vmap  # noqa: F401
 from xjax.utilities import *  # noqa: F401,F403
+from xjax.array_creation import *  # noqa: F401,F403
 from xjax.core.dtypes import float0  # noqa: F401
 from xjax import debug, dtypes, tree  # noqa: F401
 from xjax.callback import pure_callback  # noqa: F401
@@ -35,6 +36,7 @@ from xjax import scipy  # noqa: F401
 from xjax import image  # noqa: F401
 
 __version__ = "0.1.0"
+from xjax import version  # noqa: E402,F401  (jax.version.__version__)
 
 # NumPy kernels warn on invalid values (0/0, log(-1)); XLA and JAX compute them silently.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"xjax\.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 import weakref
 
 import numpy as np
@@ -19,6 +20,7 @@ from xjax.interpreters import eval as eval_interpreter
 from xjax.interpreters.jit_call import (CompiledFunction, compile_closed_jaxpr, consts_as_args,
                                         pjit_p)
 from xjax.interpreters.staging import DebugInfo, trace_to_jaxpr
+from xjax import flag_checks
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
 
@@ -126,7 +128,7 @@ class Lowered:
         if self._entry.compiled is None:
             self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name,
                                                         self._entry.donated)
-        return Compiled(self._entry, self._in_tree)
+        return Compiled(self._entry, self._in_tree, self._name)
 
     def __repr__(self):
         return f"Lowered({self._name})"
@@ -135,9 +137,10 @@ class Lowered:
 class Compiled:
     """A compiled executable for one signature; call it with arguments of that signature."""
 
-    def __init__(self, entry: _TraceEntry, in_tree):
+    def __init__(self, entry: _TraceEntry, in_tree, name: str = "fun"):
         self._entry = entry
         self._in_tree = in_tree
+        self._name = name
 
     def as_text(self) -> str:
         return self._entry.compiled.text
@@ -147,7 +150,11 @@ class Compiled:
         if tree != self._in_tree:
             raise TypeError(f"Compiled function called with arguments of structure {tree}, "
                             f"but it was compiled for {self._in_tree}")
+        if config.xjax_jit_checks:
+            flag_checks.check_execution(self._name, flat)
         outs = self._entry.compiled(*flat)
+        if config.xjax_jit_checks:
+            flag_checks.check_outputs(self._name, outs, lambda: None)
         return tree_unflatten(self._entry.out_tree, outs)
 
 
@@ -223,8 +230,8 @@ class JitFunction:
                 in_tree = self._positional_trees.get(len(args))
                 if in_tree is None:
                     in_tree = self._positional_trees[len(args)] = tree_flatten((args, {}))[1]
-                entry = self._cache.get(((), in_tree, tuple(avals), config.jax_enable_x64,
-                                         config.jax_threefry_partitionable, self._donate_key))
+                entry = self._cache.get(((), in_tree, tuple(avals), config.xjax_jit_context,
+                                         self._donate_key))
                 if entry is not None:
                     return entry, args, in_tree
         if self._has_statics or kwargs:
@@ -233,10 +240,12 @@ class JitFunction:
             statics, dyn_args, dyn_kwargs = (), args, kwargs
         flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(shaped_abstractify(x) for x in flat)
-        key = (statics, in_tree, avals, config.jax_enable_x64,
-               config.jax_threefry_partitionable, self._donate_key)
+        # xjax_jit_context: the flags a trace depends on (x64, promotion mode, ...)
+        key = (statics, in_tree, avals, config.xjax_jit_context, self._donate_key)
         entry = self._cache.get(key)
         if entry is None:
+            if config.jax_explain_cache_misses:
+                flag_checks.explain_cache_miss(self, key, self._cache)
             entry = self._trace(args, kwargs, statics, dyn_args, dyn_kwargs, in_tree, avals)
             if not _has_tracer_consts(entry.closed):
                 self._cache[key] = entry
@@ -257,7 +266,12 @@ class JitFunction:
             return out_flat
 
         info = DebugInfo("jit", self._fun, self._arg_names(args, kwargs, dyn_args, dyn_kwargs))
-        closed = trace_to_jaxpr(flat_fun, avals, info)
+        start = time.perf_counter()
+        with flag_checks.tracing_checks(self._fun) as record_trace:
+            if config.jax_check_tracer_leaks:
+                flat_fun = _recording(flat_fun, record_trace)
+            closed = trace_to_jaxpr(flat_fun, avals, info)
+        flag_checks.log_tracing(self._fun, time.perf_counter() - start)
         donated = None
         if self._donate_argnums or self._donate_argnames:
             donated = self._donation_vector(args, dyn_args, dyn_kwargs)
@@ -274,8 +288,8 @@ class JitFunction:
         return tuple(flags)
 
     def __call__(self, *args, **kwargs):
-        if config.jax_disable_jit:
-            return self._fun(*args, **kwargs)
+        if config.xjax_jit_checks:  # disable_jit, debug_nans/infs, no_execution, guards
+            return flag_checks.checked_jit_call(self, args, kwargs)
         entry, flat, _ = self._entry(args, kwargs)
         if type(trace_ctx.trace) is _ROOT:
             compiled = entry.compiled
@@ -407,7 +421,10 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         for i, a in enumerate(args):
             if i not in static_nums:
                 names.extend(_leaf_names(params[i] if i < len(params) else f"args[{i}]", a))
-        closed = trace_to_jaxpr(flat_fun, avals, DebugInfo("make_jaxpr", fun, names))
+        with flag_checks.tracing_checks(fun) as record_trace:
+            if config.jax_check_tracer_leaks:
+                flat_fun = _recording(flat_fun, record_trace)
+            closed = trace_to_jaxpr(flat_fun, avals, DebugInfo("make_jaxpr", fun, names))
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree_box[0], shapes)
@@ -476,6 +493,14 @@ def _leaf_names(base, value):
     return [f"{base}[{i}]" for i in range(len(leaves))]
 
 
+def _recording(flat_fun, record_trace):
+    """``flat_fun``, recording the trace it runs under (for the tracer leak check)."""
+    def recorded(*tracers):
+        flag_checks.record_current_trace(record_trace)
+        return flat_fun(*tracers)
+    return recorded
+
+
 def _has_tracer_consts(closed: ClosedJaxpr) -> bool:
     return any(isinstance(c, Tracer) for c in closed.consts)
 
@@ -486,6 +511,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     from xjax import runtime
 
     def put(leaf):
+        if config.xjax_transfer_guards:
+            flag_checks.guard_device_put(leaf, device)
         if type(leaf) is Array:
             return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
         value = np.asarray(leaf)

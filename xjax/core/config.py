@@ -2,12 +2,47 @@
 
 ``xjax.config.update("jax_enable_x64", True)`` works as in JAX. Every flag is an attribute
 of the single ``config`` object so a hot path reads it with one attribute lookup.
+
+Each flag JAX exposes as a context manager (``jax.debug_nans``, ``jax.log_compiles``, ...) is
+a :class:`State` here: ``with xjax.debug_infs(True):`` sets the flag for the block,
+``xjax.debug_infs.value`` reads it. Unlike JAX, the value is process-wide, not thread-local:
+hot paths read one plain attribute.
+
+Besides the flags, :class:`Config` keeps *derived* attributes recomputed on every update so
+hot paths test several flags at once: ``xjax_jit_context`` (the flags a traced jaxpr depends
+on; part of ``jit``'s cache key), ``xjax_jit_checks`` (a jitted call must take the checked
+path: ``disable_jit``, ``debug_nans``/``debug_infs``, ``no_execution``, a host-to-device
+transfer guard) and ``xjax_eager_checks`` (eager primitives are checked).
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
+import functools
 import os
+
+
+class NumpyDtypePromotion(enum.StrEnum):
+    """Values of ``jax_numpy_dtype_promotion``."""
+
+    STANDARD = "standard"
+    STRICT = "strict"
+
+
+class LegacyPrngKeyState(enum.StrEnum):
+    """Values of ``jax_legacy_prng_key``."""
+
+    ALLOW = "allow"
+    WARN = "warn"
+    ERROR = "error"
+
+
+_TRANSFER_GUARD_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+_PRNG_IMPLS = ["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"]
+_TRANSFER_GUARD_FLAGS = ("jax_transfer_guard_host_to_device",
+                         "jax_transfer_guard_device_to_device",
+                         "jax_transfer_guard_device_to_host")
 
 _DEFAULTS = {
     # 64-bit types are off by default: float64 requests become float32, int64 int32.
@@ -27,16 +62,42 @@ _DEFAULTS = {
     "jax_platforms": None,
     "jax_default_matmul_precision": None,
     "jax_numpy_rank_promotion": "allow",
+    "jax_numpy_dtype_promotion": NumpyDtypePromotion.STANDARD,
     "jax_debug_nans": False,
+    "jax_debug_infs": False,
     "jax_disable_jit": False,
+    "jax_log_compiles": False,
+    "jax_explain_cache_misses": False,
+    # None means "allow" (JAX leaves the default to its guard library).
+    "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None,
+    "jax_transfer_guard_device_to_device": None,
+    "jax_transfer_guard_device_to_host": None,
+    "jax_check_tracer_leaks": False,
+    "jax_enable_checks": False,
+    "jax_debug_key_reuse": False,
+    "jax_default_prng_impl": "threefry2x32",
+    "jax_enable_custom_prng": False,
+    "jax_legacy_prng_key": LegacyPrngKeyState.ALLOW,
+    "jax_softmax_custom_jvp": False,
+    "jax2tf_associative_scan_reductions": False,
+    "jax_allow_f16_reductions": True,
+    "jax_array_garbage_collection_guard": None,
+    "jax_thread_guard": False,
+    "jax_no_tracing": False,
+    "jax_no_execution": False,
 }
 
 
 # Flags whose initial value an environment variable sets, as in JAX (upper-cased name):
 # ``JAX_COMPILATION_CACHE_DIR=/path python train.py``.
+def _env_bool(v):
+    return v.strip().lower() in ("1", "true", "yes", "on", "y", "t")
+
+
 _FROM_ENVIRONMENT = {
     "jax_compilation_cache_dir": str,
-    "jax_enable_compilation_cache": lambda v: v.strip().lower() in ("1", "true", "yes", "on"),
+    "jax_enable_compilation_cache": _env_bool,
     "jax_persistent_cache_min_compile_time_secs": float,
     "jax_persistent_cache_min_entry_size_bytes": int,
 }
@@ -55,6 +116,75 @@ def _environment_values() -> dict:
     return values
 
 
+# -- parsing: JAX's validation of new values --
+
+def _enum_parser(values):
+    def parse(new_val):
+        if type(new_val) is not str or new_val not in values:
+            raise ValueError(f"new enum value must be in {values}, "
+                             f"got {new_val} of type {type(new_val)}.")
+        return new_val
+    return parse
+
+
+def _optional_enum_parser(values):
+    def parse(new_val):
+        if new_val is not None and (type(new_val) is not str or new_val not in values):
+            raise ValueError(f"new enum value must be None or in {values}, "
+                             f"got {new_val} of type {type(new_val)}.")
+        return new_val
+    return parse
+
+
+def _enum_class_parser(enum_class):
+    def parse(new_val):
+        if isinstance(new_val, str):
+            return enum_class(new_val)  # ValueError: "'x' is not a valid <class name>"
+        if not isinstance(new_val, enum_class):
+            raise TypeError(f"new enum value must be an instance of {enum_class}, got "
+                            f"{new_val} of type {type(new_val)}.")
+        return new_val
+    return parse
+
+
+_BOOL_FLAGS = ("jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
+               "jax_explain_cache_misses", "jax_check_tracer_leaks", "jax_enable_checks",
+               "jax_debug_key_reuse", "jax_enable_custom_prng", "jax_softmax_custom_jvp",
+               "jax2tf_associative_scan_reductions", "jax_allow_f16_reductions",
+               "jax_thread_guard", "jax_no_tracing", "jax_no_execution")
+
+_PARSERS = {name: bool for name in _BOOL_FLAGS}
+_PARSERS.update({
+    "jax_numpy_dtype_promotion": _enum_class_parser(NumpyDtypePromotion),
+    "jax_legacy_prng_key": _enum_class_parser(LegacyPrngKeyState),
+    "jax_default_prng_impl": _enum_parser(_PRNG_IMPLS),
+    "jax_array_garbage_collection_guard": _optional_enum_parser(["allow", "log", "fatal"]),
+    "jax_transfer_guard": _optional_enum_parser(_TRANSFER_GUARD_LEVELS),
+    **{name: _optional_enum_parser(_TRANSFER_GUARD_LEVELS) for name in _TRANSFER_GUARD_FLAGS},
+})
+
+# Values JAX accepts whose effect xjax does not implement: name -> (accepted values, why).
+_SUPPORTED_ONLY = {
+    "jax_debug_key_reuse": ((False,), "xjax does not track the use of PRNG keys"),
+    "jax_enable_custom_prng": ((False,), "xjax implements no custom PRNG upgrade: random "
+                               "functions return keys of the kind they are given"),
+    "jax_default_prng_impl": (("threefry2x32",), "xjax implements only the threefry2x32 "
+                              "PRNG"),
+    "jax_legacy_prng_key": (("allow",), "xjax.random does not check for legacy uint32 keys"),
+    "jax_softmax_custom_jvp": ((False,), "xjax.nn.softmax implements JAX's default "
+                               "(jax_softmax_custom_jvp=False) only"),
+    "jax_array_garbage_collection_guard": ((None, "allow"), "xjax does not watch the "
+                                           "garbage collection of arrays"),
+}
+
+
+def _check_supported(name, value):
+    accepted, why = _SUPPORTED_ONLY[name]
+    if not any(value is a or (type(a) is str and value == a) for a in accepted):
+        raise NotImplementedError(f"{name}={value!r} is not supported by xjax: {why}. "
+                                  f"Supported: {', '.join(map(repr, accepted))}.")
+
+
 class Config:
     """Holds the flags; change them with :meth:`update` so listeners hear of it."""
 
@@ -62,9 +192,19 @@ class Config:
         self.__dict__.update(_DEFAULTS)
         self.__dict__.update(_environment_values())
         self._listeners = []
+        self._derive()
 
     def update(self, name: str, value) -> None:
-        """Set flag ``name`` to ``value``.
+        """Set flag ``name`` to ``value`` (validated as JAX validates it).
+
+        Raises
+        ------
+        AttributeError
+            For an unknown flag.
+        ValueError, TypeError
+            For a value JAX rejects.
+        NotImplementedError
+            For a value JAX accepts whose effect xjax does not implement.
 
         Examples
         --------
@@ -74,9 +214,32 @@ class Config:
         if name not in _DEFAULTS:
             raise AttributeError(f"Unrecognized config option: {name!r}. "
                                  f"Known options: {sorted(_DEFAULTS)}")
+        parse = _PARSERS.get(name)
+        if parse is not None:
+            value = parse(value)
+        if name in _SUPPORTED_ONLY:
+            _check_supported(name, value)
         self.__dict__[name] = value
+        if name == "jax_transfer_guard":  # a set-only flag that sets every direction
+            for direction in _TRANSFER_GUARD_FLAGS:
+                self.__dict__[direction] = value
+        self._derive()
         for listener in self._listeners:
             listener(name, value)
+
+    def _derive(self) -> None:
+        d = self.__dict__
+        d["xjax_jit_context"] = (d["jax_enable_x64"], d["jax_threefry_partitionable"],
+                                 d["jax_numpy_dtype_promotion"], d["jax_allow_f16_reductions"],
+                                 d["jax_default_matmul_precision"])
+        h2d = d["jax_transfer_guard_host_to_device"]
+        guarded = any(d[f] not in (None, "allow") for f in _TRANSFER_GUARD_FLAGS)
+        d["xjax_transfer_guards"] = guarded
+        d["xjax_eager_checks"] = bool(d["jax_debug_nans"] or d["jax_debug_infs"]
+                                      or d["jax_no_execution"] or h2d not in (None, "allow"))
+        d["xjax_jit_checks"] = bool(d["jax_disable_jit"] or d["xjax_eager_checks"])
+        # xjax.numpy's eager shortcuts (NumPy on whole arrays, no primitives) are off.
+        d["xjax_eager_slow"] = bool(d["xjax_eager_via_xla"] or d["xjax_eager_checks"])
 
     def read(self, name: str):
         return self.__dict__[name]
@@ -100,6 +263,91 @@ class Config:
 config = Config()
 
 
+class _NoDefault:
+    def __repr__(self):
+        return "<no default>"
+
+
+no_default = _NoDefault()
+
+
+class State:
+    """A configuration flag as JAX exposes it: ``state(value)`` is a context manager (and a
+    decorator) setting the flag inside; ``state.value`` reads it.
+
+    Examples
+    --------
+    >>> import xjax
+    >>> with xjax.debug_infs(True):
+    ...     xjax.debug_infs.value
+    True
+    >>> xjax.config.jax_debug_infs
+    False
+    """
+
+    def __init__(self, name: str, help: str, default_context_manager_value=no_default):
+        self._name = name
+        self.__name__ = name[4:] if name.startswith("jax_") else name
+        self.__doc__ = f"Context manager for `{name}` config option.\n\n{help}"
+        self._default_cm_value = default_context_manager_value
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def value(self):
+        return config.__dict__[self._name]
+
+    def __bool__(self):
+        raise TypeError("bool() not supported for instances of type 'State' "
+                        "(did you mean to use 'State.value' instead?)")
+
+    def __call__(self, new_val=no_default):
+        if new_val is no_default:
+            if self._default_cm_value is no_default:
+                raise TypeError(f"Context manager for {self.__name__} config option requires "
+                                "an argument representing the new value for the config "
+                                "option.")
+            new_val = self._default_cm_value
+        parse = _PARSERS.get(self._name)
+        if parse is not None:
+            new_val = parse(new_val)  # a bad value fails here, as in JAX
+        if self._name in _SUPPORTED_ONLY:
+            _check_supported(self._name, new_val)
+        return _StateContextManager(self._name, new_val)
+
+    def __repr__(self):
+        return f"<xjax State {self._name}={self.value!r}>"
+
+
+class _StateContextManager:
+    __slots__ = ("name", "new_val", "prev")
+
+    def __init__(self, name, new_val):
+        self.name = name
+        self.new_val = new_val
+
+    def __enter__(self):
+        self.prev = config.read(self.name)
+        config.update(self.name, self.new_val)
+
+    def __exit__(self, *exc):
+        config.update(self.name, self.prev)
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with _StateContextManager(self.name, self.new_val):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def bool_state(name: str, help: str) -> State:
+    """A boolean flag: ``state()`` with no argument sets it to True, as in JAX."""
+    return State(name, help, default_context_manager_value=True)
+
+
 def enable_x64(new_val: bool = True):
-    """Context manager enabling (or disabling) 64-bit types, like ``jax.experimental.enable_x64``."""
+    """Context manager enabling (or disabling) 64-bit types (``jax.experimental.enable_x64``)."""
     return config.override(jax_enable_x64=new_val)

@@ -603,6 +603,18 @@ _WEAK_LABEL = {"i*": str(int), "f*": str(float), "c*": str(complex)}
 _lub_cache: dict = {}
 
 
+def _labels_in_jax_order(nodes) -> list:
+    """The nodes' names in the order JAX's message lists them: JAX iterates a set of dtypes
+    and Python types, so the order is that of the same set here."""
+    objects = {n: (_WEAK_TYPE[n] if n in _WEAK_TYPE else _NODE_DTYPE[n]) for n in nodes}
+    by_object = {id(o): n for n, o in objects.items()}
+    return [_WEAK_LABEL.get(by_object[id(o)], by_object[id(o)])
+            for o in set(objects.values())]
+
+
+_WEAK_TYPE = {"i*": int, "f*": float, "c*": complex}
+
+
 def _least_upper_bound(nodes: tuple, mode: str, x64: bool) -> str:
     key = (nodes, mode, x64)
     try:
@@ -613,8 +625,7 @@ def _least_upper_bound(nodes: tuple, mode: str, x64: bool) -> str:
     common = frozenset.intersection(*(ups[n] for n in nodes))
     least = [c for c in common if common <= ups[c]]
     if len(least) != 1:
-        labels = [_WEAK_LABEL.get(n, n) for n in dict.fromkeys(nodes)]
-        raise TypePromotionError(_no_path_message(labels, mode))
+        raise TypePromotionError(_no_path_message(_labels_in_jax_order(nodes), mode))
     _lub_cache[key] = least[0]
     return least[0]
 

@@ -88,8 +88,10 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> Compil
     ``donated`` flags the inputs whose buffers the caller donates (``jit``'s
     ``donate_argnums``); the persistent compilation cache is used when configured.
     """
-    lowered = lower_module(closed, name, donated)
-    executable = compile_text(lowered.text)
+    from xjax.flag_checks import compile_timer
+    with compile_timer(name, closed.in_avals):  # jax_log_compiles
+        lowered = lower_module(closed, name, donated)
+        executable = compile_text(lowered.text)
     n_consts = len(lowered.const_args)
     if lowered.donated_args:
         executable._set_donated(lowered.donated_args)

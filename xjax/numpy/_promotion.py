@@ -53,7 +53,7 @@ def eager_values_of_one_type(*args):
     (a Python loop of small operations is where JAX's eager mode is slowest, and ours must
     not be).
     """
-    if trace_ctx.trace.parent is not None or _flags["xjax_eager_via_xla"]:
+    if trace_ctx.trace.parent is not None or _flags["xjax_eager_slow"]:
         return None
     first = args[0]
     if type(first) is not Array:
@@ -171,6 +171,27 @@ def numpy_to_array(x) -> Array:
     if canonical != dt:
         npy = npy.astype(canonical)
     return Array._from_numpy(npy, ShapedArray(npy.shape, canonical, False))
+
+
+_unguarded = {"scalar_array": scalar_array, "numpy_to_array": numpy_to_array}
+
+
+def _guarded(convert):
+    def guarded(x, *args, **kwargs):
+        if trace_ctx.trace.parent is None:  # eager: the value goes to the device now
+            from xjax.flag_checks import guard_host_to_device
+            guard_host_to_device(x, explicit=False)
+        return convert(x, *args, **kwargs)
+    guarded.__name__, guarded.__doc__ = convert.__name__, convert.__doc__
+    return guarded
+
+
+def install_host_to_device_guard(on: bool) -> None:
+    """Make the conversions of host values here (Python scalars, NumPy values) obey
+    ``jax_transfer_guard_host_to_device`` (``on``), or restore the unchecked ones. Called by
+    the transfer guard's config listener, so the default costs nothing."""
+    for name, convert in _unguarded.items():
+        globals()[name] = _guarded(convert) if on else convert
 
 
 def to_jax(x):
