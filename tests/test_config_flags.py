@@ -1,7 +1,10 @@
 """The configuration context managers of ``jax.*`` (debug_infs, log_compiles, transfer
 guards, no_tracing, ...) and the single-device ``make_array_from_*`` functions."""
 
+import gc
 import logging
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -30,7 +33,7 @@ STATES = {
 # JAX accepts these values; xjax does not implement their effect and says so.
 UNSUPPORTED = [("debug_key_reuse", True), ("default_prng_impl", "rbg"),
                ("enable_custom_prng", True), ("legacy_prng_key", "error"),
-               ("softmax_custom_jvp", True), ("array_garbage_collection_guard", "log")]
+               ("softmax_custom_jvp", True)]
 
 
 def _flag(name):
@@ -318,6 +321,51 @@ def test_flags_without_effect_on_one_process_are_accepted():
         assert jnp.cumsum(jnp.arange(4)).tolist() == [0, 1, 3, 6]
 
 
+# -- array_garbage_collection_guard --
+
+GC_MESSAGE = ("`jax.Array` was deleted by the Python garbage collector instead of reference "
+              "counting. Break the reference cycle that delays the deletion of this "
+              "`jax.Array` to avoid hogging memory.")
+
+
+def _array_in_a_cycle(n):
+    cycle = [jnp.ones(n)]
+    cycle.append(cycle)
+
+
+def test_array_garbage_collection_guard_logs_arrays_freed_by_the_collector(caplog):
+    gc.collect()
+    gc.disable()
+    try:
+        with caplog.at_level(logging.ERROR), xjax.array_garbage_collection_guard("log"):
+            x = jnp.ones(2)
+            del x  # reference counting: fine
+            _array_in_a_cycle(3)
+            gc.collect()
+        messages = [r.getMessage() for r in caplog.records]
+        assert messages == [f"{GC_MESSAGE} Array: ShapedArray(float32[3])"]
+        caplog.clear()
+        _array_in_a_cycle(4)  # the guard is off again
+        gc.collect()
+        assert not caplog.records
+        assert "__del__" not in vars(xjax.Array)
+    finally:
+        gc.enable()
+
+
+def test_array_garbage_collection_guard_fatal_aborts():
+    code = ("import gc, xjax, xjax.numpy as jnp\n"
+            "xjax.config.update('jax_array_garbage_collection_guard', 'fatal')\n"
+            "c = [jnp.ones(2)]; c.append(c); del c\n"
+            "gc.collect()\n"
+            "print('survived')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode != 0
+    assert "survived" not in proc.stdout
+    assert GC_MESSAGE in proc.stderr
+
+
 # -- transfer guards --
 
 
@@ -370,6 +418,54 @@ def test_transfer_guard_sets_every_direction():
     finally:
         xjax.config.update("jax_transfer_guard", None)
     assert config.jax_transfer_guard_device_to_device is None
+
+
+class _FakeDevice:
+    platform, id = "cuda", 0
+
+    def __repr__(self):
+        return "CudaDevice(id=0)"
+
+
+class _FakeGpuBuffer:
+    """Stands for a buffer in GPU memory (no GPU needed): reading it is a device-to-host
+    transfer."""
+
+    device = _FakeDevice()
+
+    def to_numpy(self):
+        return np.arange(3, dtype=np.float32)
+
+    def is_deleted(self):
+        return False
+
+
+def _gpu_array():
+    return xjax.Array._from_buffer(_FakeGpuBuffer(),
+                                   xjax.core.avals.ShapedArray((3,), np.dtype(np.float32)))
+
+
+def test_device_to_host_guard_watches_non_cpu_arrays():
+    with xjax.transfer_guard_device_to_host("disallow"):
+        with pytest.raises(JaxRuntimeError, match="Disallowed device-to-host transfer: "
+                                                  r"aval=ShapedArray\(float32\[3\]\)"):
+            np.asarray(_gpu_array())
+        assert xjax.device_get(_gpu_array()).tolist() == [0.0, 1.0, 2.0]  # explicit
+    with xjax.transfer_guard_device_to_host("disallow_explicit"):
+        with pytest.raises(JaxRuntimeError, match="Disallowed device-to-host"):
+            xjax.device_get(_gpu_array())
+    assert np.asarray(_gpu_array()).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_device_to_device_guard_watches_device_put_to_another_device():
+    cpu = xjax.devices("cpu")[0]
+    with xjax.transfer_guard_device_to_device("disallow_explicit"):
+        with pytest.raises(JaxRuntimeError, match="Disallowed device-to-device transfer"):
+            xjax.device_put(_gpu_array(), cpu)
+        x = xjax.device_put(jnp.ones(2), cpu)  # on that device already
+        assert xjax.device_put(x, cpu).tolist() == [1.0, 1.0]
+    with xjax.transfer_guard_device_to_device("disallow"):  # explicit transfers pass
+        assert xjax.device_put(_gpu_array(), cpu).tolist() == [0.0, 1.0, 2.0]
 
 
 def test_transfer_guard_message_matches_jax():

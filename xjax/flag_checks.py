@@ -1,6 +1,7 @@
 """What the debugging and guard flags do: ``debug_nans``/``debug_infs``, ``no_execution``,
 ``no_tracing``, transfer guards, ``log_compiles``, ``explain_cache_misses``,
-``check_tracer_leaks``, ``enable_checks`` and ``allow_f16_reductions``.
+``check_tracer_leaks``, ``enable_checks``, ``allow_f16_reductions`` and
+``array_garbage_collection_guard``.
 
 Every check costs nothing while its flag is at its default: a listener on the config
 installs a checking ``process_primitive`` on the eval trace only while an eager check is on,
@@ -457,6 +458,44 @@ def _checked_reduce_sum_aval(operand, *, axes, **params):
     return _original_reduce_sum_aval(operand, axes=axes, **params)
 
 
+# --------------------------------------------------------------------------------------------
+# array_garbage_collection_guard: while "log" or "fatal", Arrays get a finalizer that reports
+# those freed during a collection of the cyclic garbage collector (not by reference counting).
+
+_gc_logger = logging.getLogger("xjax.array")
+_GC_MESSAGE = ("`jax.Array` was deleted by the Python garbage collector instead of reference "
+               "counting. Break the reference cycle that delays the deletion of this "
+               "`jax.Array` to avoid hogging memory.")
+_collecting = [False]
+
+
+def _gc_phase(phase, info) -> None:
+    _collecting[0] = phase == "start"
+
+
+def _array_finalizer(self) -> None:
+    if _collecting[0]:
+        level = _flags["jax_array_garbage_collection_guard"]
+        if level == "log":
+            _gc_logger.error("%s Array: %r", _GC_MESSAGE, self._aval)
+        elif level == "fatal":
+            import os
+            _gc_logger.critical("%s Array: %r", _GC_MESSAGE, self._aval)
+            logging.shutdown()
+            os.abort()
+
+
+def _install_gc_guard(name, value) -> None:
+    on = value in ("log", "fatal")
+    if on and _gc_phase not in gc.callbacks:
+        gc.callbacks.append(_gc_phase)
+        Array.__del__ = _array_finalizer
+    elif not on and _gc_phase in gc.callbacks:
+        gc.callbacks.remove(_gc_phase)
+        del Array.__del__
+        _collecting[0] = False
+
+
 def _on_update(name, value) -> None:
     if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution", "jax_transfer_guard",
                 "jax_transfer_guard_host_to_device", "jax_transfer_guard_device_to_host",
@@ -467,6 +506,8 @@ def _on_update(name, value) -> None:
         _on_enable_checks(name, value)
     elif name == "jax_allow_f16_reductions":
         _on_f16_reductions(name, value)
+    elif name == "jax_array_garbage_collection_guard":
+        _install_gc_guard(name, value)
 
 
 config.add_listener(_on_update)
@@ -476,3 +517,4 @@ if _flags["jax_enable_checks"]:
     _on_enable_checks("jax_enable_checks", True)
 if not _flags["jax_allow_f16_reductions"]:
     _on_f16_reductions("jax_allow_f16_reductions", False)
+_install_gc_guard(None, _flags["jax_array_garbage_collection_guard"])

@@ -104,8 +104,10 @@ allow_f16_reductions = bool_state(
     "jax_allow_f16_reductions", "If False, `reduce_sum` on `f16` or `bf16` inputs will "
     "raise an error.")
 array_garbage_collection_guard = State(
-    "jax_array_garbage_collection_guard", "What happens when an Array is garbage collected "
-    '(only None or "allow" in xjax).')
+    "jax_array_garbage_collection_guard", "Select garbage collection guard level for "
+    "``Array`` objects: ``allow`` (default) does nothing; ``log`` logs an error when an "
+    "Array is freed by the garbage collector (in a reference cycle) rather than by "
+    "reference counting; ``fatal`` logs and aborts the process.")
 thread_guard = bool_state(
     "jax_thread_guard", "Raise if a multi-process operation is called from another thread "
     "than the one that set the guard. A single process runs no multi-process operation, so "

@@ -173,8 +173,6 @@ _SUPPORTED_ONLY = {
     "jax_legacy_prng_key": (("allow",), "xjax.random does not check for legacy uint32 keys"),
     "jax_softmax_custom_jvp": ((False,), "xjax.nn.softmax implements JAX's default "
                                "(jax_softmax_custom_jvp=False) only"),
-    "jax_array_garbage_collection_guard": ((None, "allow"), "xjax does not watch the "
-                                           "garbage collection of arrays"),
 }
 
 
