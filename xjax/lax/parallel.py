@@ -7,11 +7,17 @@ Each is a primitive whose batching rule needs the BatchTrace (its axis name and 
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from xjax.core.ad_util import get_aval
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent, Primitive
 from xjax.core.pytree import tree_map
-from xjax.core.trace import current_trace
+from xjax.core.trace import current_trace, set_current_trace
+from xjax.lax.ad_helpers import late_rule
+from xjax.lax.ad_rules import linear_jvp
 from xjax.lax.batch_rules import NeedsTrace
 from xjax.lax.rules import to_operand
 
@@ -153,6 +159,49 @@ def axis_size(axis_name) -> int:
     return size
 
 
+# -- helpers shared with parallel_permute --
+
+def _rerun(trace, fn, vals, dims):
+    """Evaluate ``fn`` (per-instance code) on the batched ``vals`` under ``trace`` itself,
+    so every primitive it binds is batched by its own rule; return ``(val, dim)``.
+
+    Collectives over several names use this: at the innermost frame they are rewritten with
+    ``all_gather``/``psum``/``axis_index`` over the same names, which nest correctly."""
+    with set_current_trace(trace):
+        out = fn(*[trace.wrap(v, d) for v, d in zip(vals, dims, strict=True)])
+    return trace.unpack(out)
+
+
+def _linear_index(axes):
+    """The row-major index of this instance over the named ``axes`` (an int32 scalar)."""
+    from xjax import lax
+    out = None
+    for name in axes:
+        idx = axis_index_p.bind(axis_name=name)
+        if out is None:
+            out = idx
+        else:
+            size = lax.convert_element_type(axis_size(name), np.int32)
+            out = lax.add(lax.mul(out, size), idx)
+    return out
+
+
+def _take(x, indices, axis: int):
+    """``x`` indexed along ``axis`` by the constant int ``indices`` (the result's ``axis``
+    has ``len(indices)`` entries)."""
+    from xjax.lax.batch_rules import move_axis
+    from xjax.lax.slicing import index_take
+    idx = to_operand(np.asarray(indices, np.int32))
+    return move_axis(index_take(x, (idx,), (axis,)), 0, axis)
+
+
+def _merge_axes(x, axis: int):
+    """``x`` with axes ``axis`` and ``axis + 1`` merged into one (row-major)."""
+    from xjax.lax.shape import reshape
+    shape = tuple(get_aval(x).shape)
+    return reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
+
+
 # -- all_gather and axis_index --
 
 def _all_gather_abstract_eval(aval, *, axes, axis, tiled, size):
@@ -167,44 +216,105 @@ def _all_gather_abstract_eval(aval, *, axes, axis, tiled, size):
 
 def _all_gather_batch(trace, vals, dims, *, axes, axis, tiled, size):
     from xjax.lax.batch_rules import bdim_at_front, move_axis
+    from xjax.lax.shape import reshape, transpose
     (x,), (dim,) = vals, dims
-    if trace.axis_name not in axes:
-        return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled, size=size), dim
+    name = trace.axis_name
+    if name not in axes:
+        if dim is None:
+            return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled, size=size), None
+        x = move_axis(x, dim, 0)
+        return all_gather_p.bind(x, axes=axes, axis=axis + 1, tiled=tiled, size=size), 0
+    # This frame's instances, stacked at ``axis``: the gather over this name alone.
     stacked = move_axis(bdim_at_front(x, dim, trace.axis_size), 0, axis)
+    pos = axes.index(name)
+    before, after = axes[:pos], axes[pos + 1:]
+    if before or after:
+        # Gather the rest over the outer frames, then put the names in their listed
+        # (row-major) order: [before..., this, after...].
+        rest = before + after
+        gathered = all_gather_p.bind(stacked, axes=rest, axis=axis, tiled=False,
+                                     size=axis_size(rest))
+        shape = tuple(get_aval(gathered).shape)
+        n_before, n_after = axis_size(before), axis_size(after)
+        split = shape[:axis] + (n_before, n_after, trace.axis_size) + shape[axis + 2:]
+        perm = list(range(len(split)))
+        perm[axis + 1], perm[axis + 2] = axis + 2, axis + 1
+        stacked = reshape(transpose(reshape(gathered, split), tuple(perm)),
+                          shape[:axis] + (size,) + shape[axis + 2:])
     if tiled:
-        from xjax.lax.shape import reshape
-        shape = list(get_aval(stacked).shape)
-        merged = shape[:axis] + [shape[axis] * shape[axis + 1]] + shape[axis + 2:]
-        stacked = reshape(stacked, tuple(merged))
+        stacked = _merge_axes(stacked, axis)
     return stacked, None
+
+
+def _all_gather_transpose(ct, x, *, axes, axis, tiled, size):
+    from xjax.lax.parallel_permute import reduce_scatter_p
+    return [reduce_scatter_p.bind(ct, axis_name=axes, scatter_dimension=axis,
+                                  axis_size=size, tiled=tiled)]
 
 
 all_gather_p = Primitive("all_gather", abstract_eval=_all_gather_abstract_eval,
                          impl=_unbound_impl,
                          lower=Absent("collectives are resolved by vmap before lowering"),
-                         jvp=Absent("not yet written: derivatives of collectives arrive with "
-                                    "issue 3's collectives follow-up"),
-                         transpose=Absent("not yet written: derivatives of collectives arrive "
-                                          "with issue 3's collectives follow-up"),
+                         jvp=late_rule(linear_jvp, "all_gather"),
+                         transpose=_all_gather_transpose,
                          batch=NeedsTrace(_all_gather_batch))
 
 
-def all_gather(x, axis_name, *, axis=0, tiled=False):
-    """Gather ``x`` from every element of the named axis, stacked along ``axis``."""
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Gather ``x`` from every instance of the named axis.
+
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        This instance's value.
+    axis_name : hashable or tuple of hashables
+        The vmap axis name(s); several names gather over their product, row-major.
+    axis_index_groups : None
+        Only None is supported (as under JAX's vmap).
+    axis : int
+        Where the gathered axis goes in the result.
+    tiled : bool
+        Concatenate along ``axis`` instead of stacking a new axis.
+
+    Returns
+    -------
+    array or pytree of arrays
+        The same on every instance.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.vmap(lambda v: xjax.lax.all_gather(v, "i"), axis_name="i")(jnp.array([1., 2.]))
+    Array([[1., 2.],
+           [1., 2.]], dtype=float32)
+    """
+    _no_groups(axis_index_groups, "all_gather")
     axes = _names(axis_name)
     size = axis_size(axis_name)
 
     def gather(leaf):
         leaf = to_operand(leaf)
         rank = len(get_aval(leaf).shape)
-        ax = axis % (rank + (0 if tiled else 1))
+        ax = _canonical_axis(axis, rank + (0 if tiled else 1), "all_gather axis")
         return all_gather_p.bind(leaf, axes=axes, axis=ax, tiled=tiled, size=size)
     return tree_map(gather, x)
 
 
+def _no_groups(axis_index_groups, api: str) -> None:
+    if axis_index_groups is not None:
+        raise NotImplementedError(f"{api}: axis_index_groups is not supported under vmap "
+                                  "(as in JAX); xjax has no pmap or shard_map")
+
+
+def _canonical_axis(axis, rank: int, what: str) -> int:
+    axis = operator.index(axis)
+    if not -rank <= axis < rank:
+        raise ValueError(f"{what} {axis} is out of bounds for rank {rank}")
+    return axis % rank
+
+
 def _axis_index_abstract_eval(*, axis_name):
     _check_bound((axis_name,))
-    import numpy as np
     return ShapedArray((), np.dtype(np.int32), False)
 
 
@@ -212,7 +322,6 @@ def _axis_index_batch(trace, vals, dims, *, axis_name):
     if trace.axis_name != axis_name:
         return axis_index_p.bind(axis_name=axis_name), None
     from xjax.lax.shape import iota
-    import numpy as np
     return iota(np.int32, trace.axis_size), 0
 
 
@@ -225,9 +334,29 @@ axis_index_p = Primitive("axis_index", abstract_eval=_axis_index_abstract_eval,
 
 
 def axis_index(axis_name):
-    """The index of the current element along the named vmap axis (an int32 scalar)."""
+    """The index of the current instance along the named vmap axis (an int32 scalar).
+
+    A tuple of names gives the row-major index over their product, as in JAX.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.vmap(lambda v: xjax.lax.axis_index("i"), axis_name="i")(jnp.zeros(3))
+    Array([0, 1, 2], dtype=int32)
+    """
+    if isinstance(axis_name, (tuple, list)):
+        axes = tuple(axis_name)
+        _check_bound(axes)
+        return _linear_index(axes)
     return axis_index_p.bind(axis_name=axis_name)
 
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
            "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p"]
+
+
+# The data-moving collectives live beside these; exported through this module.
+from xjax.lax.parallel_permute import *  # noqa: E402,F401,F403
+from xjax.lax.parallel_permute import __all__ as _permute_all  # noqa: E402
+
+__all__ += _permute_all
