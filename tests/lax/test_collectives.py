@@ -526,3 +526,30 @@ def test_primitives_are_exported_with_jax_names():
     jaxpr = xjax.make_jaxpr(vmap(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 0)]),
                                  axis_name="i"))(jnp.ones((2, 3)))
     assert "ppermute" not in str(jaxpr)  # resolved by vmap into plain operations
+
+
+def test_all_gather_to_and_empty_names():
+    x = _rand(3, 2)
+    want = ref_all_gather(x, 0, False)
+    for to in ("varying", "invarying"):
+        np.testing.assert_allclose(vmap(lambda v, t=to: lax.all_gather(v, "i", to=t),
+                                        axis_name="i")(x), want)
+    with pytest.raises(NotImplementedError, match="shard_map"):
+        vmap(lambda v: lax.all_gather(v, "i", to="reduced"), axis_name="i")(x)
+    with pytest.raises(ValueError, match="Allowed `to`"):
+        vmap(lambda v: lax.all_gather(v, "i", to="up"), axis_name="i")(x)
+    np.testing.assert_array_equal(vmap(lambda v: lax.all_gather(v, ()), axis_name="i")(x), x)
+    np.testing.assert_array_equal(vmap(lambda v: lax.psum_scatter(v, ()), axis_name="i")(x), x)
+
+
+def test_jit_between_two_named_vmaps_and_a_shadowed_name():
+    x = _rand(2, 3, 6)
+    f = lambda v: lax.all_to_all(v, ("i", "j"), 0, 0, tiled=True)  # noqa: E731
+    want = two_names(lambda s: ref_all_to_all(s, 0, 0, True), x, ("i", "j"))
+    got = vmap(jit(vmap(f, axis_name="j")), axis_name="i")(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    # an inner vmap named like an outer one hides it: the collective sees the inner axis
+    y = _rand(2, 3)
+    got = vmap(vmap(lambda v: lax.pshuffle(v, "i", [2, 0, 1]), axis_name="i"),
+               axis_name="i")(y)
+    np.testing.assert_allclose(got, y[:, [2, 0, 1]])

@@ -260,7 +260,7 @@ all_gather_p = Primitive("all_gather", abstract_eval=_all_gather_abstract_eval,
                          batch=NeedsTrace(_all_gather_batch))
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Gather ``x`` from every instance of the named axis.
 
     Parameters
@@ -275,6 +275,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         Where the gathered axis goes in the result.
     tiled : bool
         Concatenate along ``axis`` instead of stacking a new axis.
+    to : {"varying", "invarying", "reduced"}
+        The result's varying-ness (shard_map's types). vmap tracks none, so "varying" and
+        "invarying" give the same values; "reduced" raises NotImplementedError.
 
     Returns
     -------
@@ -288,9 +291,17 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     Array([[1., 2.],
            [1., 2.]], dtype=float32)
     """
+    if to not in ("varying", "reduced", "invarying"):
+        raise ValueError("Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         "values are: {'varying', 'reduced', 'invarying'}")
     _no_groups(axis_index_groups, "all_gather")
     axes = _names(axis_name)
+    if not axes:
+        return x
     size = axis_size(axis_name)
+    if to == "reduced":
+        raise NotImplementedError("all_gather to='reduced': reduced values exist only under "
+                                  "shard_map, which xjax does not have")
 
     def gather(leaf):
         leaf = to_operand(leaf)
