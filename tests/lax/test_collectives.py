@@ -430,6 +430,11 @@ def test_unbound_axis_names():
             vmap(lambda v, c=call: c(v, "k"), axis_name="i")(x)
     with pytest.raises(NameError, match="unbound axis name: j"):
         vmap(lambda v: lax.ppermute(v, ("i", "j"), [(0, 1)]), axis_name="i")(x)
+    for bind in [lambda: lax.ppermute_p.bind(x, axis_name=("k",), perm=((0, 1),)),
+                 lambda: lax.all_to_all_p.bind(x, axis_name=("k",), split_axis=0,
+                                               concat_axis=0, tiled=True)]:
+        with pytest.raises(NameError, match="unbound axis name: k"):
+            bind()
 
 
 def jax_shape():

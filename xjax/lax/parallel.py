@@ -46,7 +46,9 @@ def _check_bound(axes) -> None:
                             f"{bound}")
 
 
-def _unbound_impl(*args, axes, **params):
+def _unbound_impl(*args, **params):
+    # reached only outside every vmap of the name: eager evaluation has no named axes
+    axes = _names(params.get("axes", params.get("axis_name")))
     _check_bound(axes)
     raise NameError(f"unbound axis name: {axes[0]}")
 
