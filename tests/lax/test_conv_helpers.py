@@ -101,7 +101,6 @@ def _local_reference(lhs, rhs, strides, padding, filter_shape, lhs_dil, rhs_dil,
     """A loop over output locations, windows and channels, in the canonical layouts
     (N, C, spatial...) and (O, C*taps, out spatial...)."""
     lhs_perm, rhs_perm, out_perm = lax.conv_general_permutations(dn)
-    rhs_spatial_chars = [c for c in dn[1] if c not in "OI"]
     filter_canon = tuple(filter_shape)  # already in rhs_spec's spatial order
     x = _dilate_pad(np.transpose(lhs, lhs_perm).astype(np.float64), lhs_dil, padding)
     w = np.transpose(rhs, rhs_perm).astype(np.float64)
@@ -116,7 +115,6 @@ def _local_reference(lhs, rhs, strides, padding, filter_shape, lhs_dil, rhs_dil,
                 v = x[(slice(None), ch) + pos]  # (N,)
                 out[(slice(None), slice(None)) + y] += (
                     v[:, None] * w[(slice(None), ch * len(taps) + t) + y][None, :])
-    del rhs_spatial_chars
     return np.transpose(out, np.argsort(out_perm))
 
 
