@@ -29,7 +29,7 @@ from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Primitive
 from xjax.lax.ad_helpers import late_rule, operand_aval
 from xjax.lax.ad_rules import jvp_by_parts, transpose_by_parts
-from xjax.lax.batch_rules import bdim_at_front, batch_size, not_mapped
+from xjax.lax.batch_rules import bdim_at_front, batch_size
 from xjax.lax.dot import (Precision, _dimension_numbers, _dims, _dot_dtype,
                           _dot_general_impl, _dot_shape, _is_algorithm, canonicalize_precision,
                           dot_general, dot_general_p)
