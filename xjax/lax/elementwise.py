@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import math
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from xjax.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATING, I
                              elementwise_result, full_like_shape, lower_composite, lower_single,
                              naryop, parts, real_dtype, replace_zero, result_shape, scalar_like)
 from xjax.lax.rules import binary_wrapper, to_operand, unary_wrapper
-from xjax.lowering.stablehlo import aval_type
+from xjax.lowering.stablehlo import aval_type, tensor_type, type_shape
 
 # Derivative rules: ``parts`` rules are ``rule(t, ans, *primals, **params)``, one per operand;
 # transpose rules ``rule(ct, *operands, **params)`` for each linear (undefined) operand.
@@ -101,10 +102,27 @@ def _all_ones(dtype):
     return np.asarray(-1, np.int64).astype(dtype)
 
 
+# Real floats whose division by a broadcast divisor XLA (in JAX) computes as multiplication
+# by the reciprocal; the impl and the lowering below both follow it.
+_RECIPROCAL_DIVISION = {np.dtype(t) for t in (np.float16, np.float32, np.float64, dtypes.bfloat16)}
+
+
+def _divide_by_broadcast(x, y):
+    """``x / y`` for a divisor ``y`` smaller than ``x`` (a scalar or a broadcast row...): as
+    JAX computes it, ``x * (1 / y)``, bfloat16 in float32 rounded once."""
+    if x.dtype == dtypes.bfloat16:
+        x32, y32 = x.astype(np.float32), y.astype(np.float32)
+        return np.multiply(x32, np.divide(np.float32(1), y32)).astype(x.dtype)
+    return np.multiply(x, np.divide(np.ones((), x.dtype), y))
+
+
 def _div_impl(x, y):
     if x.dtype.kind == "c":
         return complex_numpy.divide(x, y)
     if x.dtype.kind not in "iu":
+        if (x.dtype in _RECIPROCAL_DIVISION and x.shape != y.shape
+                and y.size < math.prod(np.broadcast_shapes(x.shape, y.shape))):
+            return _divide_by_broadcast(x, y)
         return np.divide(x, y)
     zero = y == 0
     safe_y = np.where(zero, np.ones((), y.dtype), y)
@@ -130,8 +148,66 @@ def _div_transpose_x(ct, x, y):
     return unbroadcast(div(ct, y), x.aval)
 
 
+def _lower_div(ctx, x, y):
+    """``x / broadcast(b)`` lowers to ``x * broadcast(1 / b)`` for real floats, as JAX's
+    XLA rewrites it after its algebraic simplifier: one division per element of ``b``
+    instead of per element of the result (JAX's compiled quotients, within an ulp of the
+    exact ones). The simplifier first folds single-use quotients into the division that
+    reads them ((a/b)/c = a/(b*c), ...), so such a division and its quotient operands stay
+    divisions, for XLA to simplify. bfloat16 computes in float32 and rounds once, as JAX's
+    CPU compiler does."""
+    out = ctx.avals_out[0]
+    b = ctx.builder
+    x, y = broadcast_args(ctx, (x, y))
+    if out.dtype not in _RECIPROCAL_DIVISION:
+        return b.op1("stablehlo.divide", [x, y], aval_type(out))
+    folded = [_is_quotient(b, v) and b.value_uses.get(v, 0) == 1 for v in (x, y)]
+    if any(folded):
+        x, y = (_exact_quotient(b, v) if f else v for v, f in zip((x, y), folded))
+    else:
+        y_origin = b.origin(y)
+        if (y_origin and y_origin[0] == "broadcast"
+                and np.prod(type_shape(b.types[y_origin[1][0]])) < np.prod(out.shape)):
+            product = _reciprocal_product(b, x, y_origin[1][0], y_origin[2], out)
+            b.note_origin(product, "quotient", [x, y])
+            return product
+    quotient = b.op1("stablehlo.divide", [x, y], aval_type(out))
+    b.note_origin(quotient, "quotient", [x, y])
+    return quotient
+
+
+def _is_quotient(b, value) -> bool:
+    origin = b.origin(value)
+    return origin is not None and origin[0] == "quotient"
+
+
+def _exact_quotient(b, value):
+    """The plain division a (possibly rewritten) quotient stands for."""
+    operands = b.origin(value)[1]
+    quotient = b.op1("stablehlo.divide", operands, b.types[value])
+    b.note_origin(quotient, "quotient", operands)
+    return quotient
+
+
+def _reciprocal_product(b, x, operand, dims, out):
+    """``x * broadcast(1 / operand)`` (in float32 for bfloat16)."""
+    dtype = np.dtype(np.float32) if out.dtype == dtypes.bfloat16 else out.dtype
+    if dtype != out.dtype:
+        x = b.op1("stablehlo.convert", [x], tensor_type(out.shape, dtype))
+        operand = b.op1("stablehlo.convert", [operand],
+                        tensor_type(type_shape(b.types[operand]), dtype))
+    one = b.op1("stablehlo.broadcast_in_dim", [b.constant(np.ones((), dtype))],
+                b.types[operand], "broadcast_dimensions = array<i64>")
+    inverse = b.op1("stablehlo.divide", [one, operand], b.types[operand])
+    inverse = b.op1("stablehlo.broadcast_in_dim", [inverse], tensor_type(out.shape, dtype), dims)
+    product = b.op1("stablehlo.multiply", [x, inverse], tensor_type(out.shape, dtype))
+    if dtype == out.dtype:
+        return product
+    return b.op1("stablehlo.convert", [product], aval_type(out))
+
+
 # linear in the numerator
-div_p = naryop("div", NUMERIC, impl=_div_impl, lower=lower_single("stablehlo.divide"),
+div_p = naryop("div", NUMERIC, impl=_div_impl, lower=_lower_div,
                 jvp=parts(lambda t, ans, x, y: div(t, y), _div_jvp_y),
                 transpose=transpose_by_parts(_div_transpose_x, None))
 div = binary_wrapper(div_p, """Elementwise division ``x / y``.

@@ -44,6 +44,8 @@ def lower_jaxpr_body(builder: FunctionBuilder, jaxpr: Jaxpr, const_values, arg_v
         env[var] = value
     for var, value in zip(jaxpr.invars, arg_values, strict=True):
         env[var] = value
+    uses = _use_counts(jaxpr)
+    value_uses = builder.value_uses
     for eqn in jaxpr.eqns:
         rule = eqn.primitive.lower
         if isinstance(rule, Absent):
@@ -56,7 +58,22 @@ def lower_jaxpr_body(builder: FunctionBuilder, jaxpr: Jaxpr, const_values, arg_v
             outs = (outs,)
         for var, value in zip(eqn.outvars, outs, strict=True):
             env[var] = value
+            value_uses[value] = value_uses.get(value, 0) + uses.get(var, 0)
     return [read(v) for v in jaxpr.outvars]
+
+
+def _use_counts(jaxpr: Jaxpr) -> dict:
+    """How many times each variable is read (by equations and as an output): rules that
+    mirror XLA rewrites of single-use values read it through ``builder.value_uses``."""
+    uses: dict = {}
+    for eqn in jaxpr.eqns:
+        for atom in eqn.invars:
+            if type(atom) is not Literal:
+                uses[atom] = uses.get(atom, 0) + 1
+    for atom in jaxpr.outvars:
+        if type(atom) is not Literal:
+            uses[atom] = uses.get(atom, 0) + 1
+    return uses
 
 
 def lower_jaxpr_function(module: ModuleBuilder, name: str, jaxpr: Jaxpr,

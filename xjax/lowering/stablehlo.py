@@ -37,6 +37,11 @@ def tensor_type(shape, dtype) -> str:
     return f"tensor<{dims}{element_type(dtype)}>"
 
 
+def type_shape(type_str: str) -> tuple[int, ...]:
+    """The shape of a ``tensor<3x4xf32>`` type: ``(3, 4)``."""
+    return tuple(int(d) for d in type_str[len("tensor<"):-1].split("x")[:-1])
+
+
 def aval_type(aval) -> str:
     return tensor_type(aval.shape, aval.dtype)
 
@@ -92,6 +97,10 @@ class FunctionBuilder:
         self.types = dict(zip(self.args, self.arg_types, strict=True))
         self.lines: list[str] = []
         self.result_types: list[str] = []
+        # value -> (kind, operands, attributes, region lines): how some values were made, for
+        # rules that rewrite an operation depending on its operands' origin (see origin)
+        self._origins: dict[str, tuple] = {}
+        self.value_uses: dict[str, int] = {}  # SSA value -> reads in the jaxpr lowered
         self._count = 0
         self._indent = "    "
 
@@ -118,6 +127,8 @@ class FunctionBuilder:
             self.types[result] = type_str
         if isinstance(attributes, dict):
             attributes = ", ".join(f"{k} = {v}" for k, v in attributes.items())
+        if name == "stablehlo.broadcast_in_dim":
+            self._origins[base] = ("broadcast", operands, attributes, self.lines)
         attrs = f" {{{attributes}}}" if attributes else ""
         region_text = ""
         if regions:
@@ -129,6 +140,19 @@ class FunctionBuilder:
         self.lines.append(f'{self._indent}{lhs}"{name}"({", ".join(operands)}){region_text}'
                           f"{attrs} : ({in_types}) -> {out_types}")
         return results
+
+    def note_origin(self, value: str, kind: str, operands, attributes=None) -> None:
+        """Record that ``value`` was made as ``kind`` of ``operands`` (``origin`` returns it).
+        Broadcasts (kind "broadcast") are recorded by ``op`` itself."""
+        self._origins[value] = (kind, list(operands), attributes, self.lines)
+
+    def origin(self, value: str):
+        """``(kind, operands, attributes)`` recorded for ``value`` in the current region,
+        else None."""
+        record = self._origins.get(value)
+        if record is None or record[3] is not self.lines:
+            return None
+        return record[:3]
 
     def op1(self, name, operands, result_type, attributes=None, regions=None) -> str:
         return self.op(name, operands, [result_type], attributes, regions)[0]
