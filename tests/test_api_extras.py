@@ -54,3 +54,12 @@ def test_typing_dlpack_version_device():
     assert not xjax.dlpack.is_supported_dtype(np.dtype("V4"))
     np.testing.assert_array_equal(xjax.dlpack.from_dlpack(np.arange(3.0)), [0.0, 1.0, 2.0])
     assert all(isinstance(d, xjax.Device) for d in xjax.devices())
+
+
+def test_device_put_of_traced_values_is_the_value():
+    """JAX's device_put inside jit/grad/vmap is the identity on one device."""
+    x = xjax.numpy.arange(3.0)
+    np.testing.assert_array_equal(xjax.jit(lambda x: xjax.device_put(x) * 2)(x), [0, 2, 4])
+    np.testing.assert_array_equal(xjax.grad(lambda x: (xjax.device_put(x) ** 2).sum())(x),
+                                  [0, 2, 4])
+    np.testing.assert_array_equal(xjax.vmap(lambda x: xjax.device_put(x) + 1)(x), [1, 2, 3])

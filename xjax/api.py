@@ -515,6 +515,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             flag_checks.guard_device_put(leaf, device)
         if type(leaf) is Array:
             return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
+        if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
+            return leaf
         value = np.asarray(leaf)
         dtype = dtypes.canonicalize_dtype(value.dtype)
         weak = isinstance(leaf, (int, float, complex)) and not isinstance(leaf, np.generic)

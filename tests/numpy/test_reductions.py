@@ -196,3 +196,19 @@ def test_reductions_under_jit(name):
         masked = xjax.jit(lambda x, m: fn(x, axis=1, where=m, **kwargs))
         np.testing.assert_allclose(np.asarray(masked(x, mask)),
                                    np.asarray(fn(x, axis=1, where=mask, **kwargs)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+@pytest.mark.parametrize("name", ["sum", "prod"])
+def test_half_float_sum_and_prod_accumulate_in_float32(name, dtype):
+    """JAX sums and multiplies float16/bfloat16 in float32 and rounds once at the end."""
+    import xjax
+    x = np.random.default_rng(0).uniform(0.9, 1.1, 3000).astype(jnp.dtype(dtype))
+    want = getattr(np, name)(x.astype(np.float32)).astype(x.dtype)
+    for fun in (getattr(jnp, name), xjax.jit(getattr(jnp, name))):
+        got = fun(x)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float32),
+                                      np.asarray(want).astype(np.float32))
+    jaxpr = str(xjax.make_jaxpr(getattr(jnp, name))(x))
+    assert "f32[3000]" in jaxpr

@@ -43,6 +43,9 @@ def _keep_dims(out, shape, axes):
     return lax.broadcast_in_dim(out, kept, dims)
 
 
+_HALF_FLOATS = (np.dtype(np.float16), dtypes.bfloat16)
+
+
 def _upcast_dtype(dt, promote_integers: bool):
     """The dtype NumPy sums and multiplies ``dt`` in: bool and small integers widen."""
     if dt == dtypes.bool_:
@@ -117,6 +120,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     computation = dtype if dtype is not None else _upcast_dtype(in_dtype, promote_integers)
     if computation == dtypes.bool_:
         computation = dtypes.default_int_dtype()
+    if dtype is None and computation in _HALF_FLOATS:  # JAX computes these in float32
+        return _reduce("sum", a, axis, computation, keepdims, initial, where,
+                       computation_dtype=np.dtype(np.float32))
     return _reduce("sum", a, axis, dtype, keepdims, initial, where,
                    computation_dtype=computation)
 
@@ -131,6 +137,9 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     computation = dtype if dtype is not None else _upcast_dtype(in_dtype, promote_integers)
     if computation == dtypes.bool_:
         computation = dtypes.default_int_dtype()
+    if dtype is None and computation in _HALF_FLOATS:  # JAX computes these in float32
+        return _reduce("prod", a, axis, computation, keepdims, initial, where,
+                       computation_dtype=np.dtype(np.float32))
     return _reduce("prod", a, axis, dtype, keepdims, initial, where,
                    computation_dtype=computation)
 
