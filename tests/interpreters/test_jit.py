@@ -201,3 +201,11 @@ def test_library_never_imports_jax():
             "bad = [m for m in sys.modules if m == 'jax' or m.startswith(('jax.', 'jaxlib'))]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_jaxpr_prints_enum_params_and_equations_without_outputs_as_jax():
+    key = xjax.numpy.zeros(4, xjax.numpy.uint32)
+    text = str(xjax.make_jaxpr(lambda k: xjax.lax.rng_bit_generator(k, (2,)))(key))
+    assert "algorithm=RNG_DEFAULT" in text
+    text = str(xjax.make_jaxpr(xjax.lax.dce_sink)(1.5))
+    assert "let dce_sink[prevent_mlir_dce=False] a in ()" in text

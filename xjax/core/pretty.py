@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from xjax.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, literal_value_repr
@@ -53,6 +55,8 @@ def _param_repr(value, names: _Names, indent: int) -> str:
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, enum.Enum):  # as JAX: str() (RNG_DEFAULT; 1 for an IntEnum)
+        return str(value)
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return repr(value)
@@ -82,7 +86,7 @@ def _pp_eqn(eqn, names: _Names, indent: int) -> str:
     outs = " ".join(names.binder(v) for v in eqn.outvars)
     ins = " ".join(names(a) for a in eqn.invars)
     params = {k: v for k, v in sorted(eqn.params.items()) if not _hidden(eqn.primitive, k, v)}
-    head = f"{pad}{outs} = {eqn.primitive.name}"
+    head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
     if not params:
         return f"{head} {ins}".rstrip()
     one_line_params = " ".join(f"{k}={_param_repr(v, names, indent + 4)}"
