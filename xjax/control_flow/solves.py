@@ -12,7 +12,7 @@ mode transposes that jvp (``tangent_solve`` must then be linear and transposable
 JAX); ``vmap`` and ``jit`` go through ``custom_jvp``'s rules.
 
 ``custom_linear_solve`` (a primitive holding four jaxprs, whose transpose swaps ``solve``
-and ``transpose_solve``) is not implemented yet.
+and ``transpose_solve``) is in ``linear_solve``.
 """
 
 from __future__ import annotations
