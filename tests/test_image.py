@@ -387,3 +387,14 @@ def test_grads_match_jax():
     got = xjax.grad(lambda *a: loss(xjax, *a), argnums=(0, 1, 2))(x, s, t)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("precision", [None, "highest", xjax.lax.Precision.DEFAULT,
+                                       (xjax.lax.Precision.HIGH, xjax.lax.Precision.HIGH)])
+def test_precision_arguments(precision):
+    x = _rand((3, 4), seed=40)
+    _close(image.resize(x, (5, 2), "cubic", precision=precision),
+           _ref_resize(x, (5, 2), "cubic"))
+    s, t = np.array([1.5, 0.5], np.float32), np.array([0.2, 0.0], np.float32)
+    _close(image.scale_and_translate(x, (5, 2), (0, 1), s, t, "cubic", precision=precision),
+           _ref_apply(x, (5, 2), (0, 1), s, t, "cubic", True))

@@ -84,7 +84,7 @@ def _as_method(method) -> ResizeMethod:
 
 
 def _triangle(x):
-    return jnp.maximum(0, 1 - jnp.abs(x))
+    return jnp.maximum(0, 1 - x)
 
 
 def _lanczos(radius):
@@ -161,7 +161,8 @@ def _weight_matrix(in_size: int, out_size: int, scale, translation, kernel,
                 radius * max(1.0 / float(scale), 1.0))
         else:
             pad = 0
-        in_pos = jnp.arange(-pad, in_size + pad, dtype=dtype)
+        in_pos = jnp.arange(-pad, in_size + pad, dtype=dtype) if pad else jnp.arange(
+            in_size, dtype=dtype)
         weights = kernel(jnp.abs(centres[None, :] - in_pos[:, None]) / stretch)
         if edge_padding:
             return _normalize_columns(_fold_edges(weights, in_size, pad))
