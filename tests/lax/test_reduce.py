@@ -197,3 +197,13 @@ def test_against_jax():
             np.testing.assert_allclose(np.asarray(got, np.float64),
                                        np.asarray(want, np.float64), rtol=1e-2, atol=atol,
                                        err_msg=name)
+
+
+@pytest.mark.parametrize("axes", [(0,), (1,), (0, 1), (1, 2), (0, 2), (0, 1, 2)])
+def test_eager_sum_of_narrow_arrays_is_the_rounded_exact_sum(axes):
+    """Eager sums accumulate in float64 whichever axes are reduced (a column sum of a tall,
+    narrow array takes a transposed, contiguous path): the float32 result is the float64
+    sum rounded once."""
+    x = np.random.default_rng(0).random((3, 4000, 5)).astype(np.float32)
+    got = np.asarray(lax.reduce_sum(x, axes))
+    np.testing.assert_array_equal(got, x.astype(np.float64).sum(axis=axes).astype(np.float32))
