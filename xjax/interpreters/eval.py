@@ -48,16 +48,20 @@ class EvalTrace(Trace):
     __slots__ = ()
 
     def process_primitive(self, primitive, args, params):
-        values, avals = [], []
-        for x in args:
-            if type(x) is Array and x._npy is not None:
-                values.append(x._npy)
-                avals.append(x._aval)
-            else:
-                npy, aval = concrete_operand(x)
-                values.append(npy)
-                avals.append(aval)
-        out_aval = primitive.abstract_eval(*avals, **params)
+        if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
+            values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
+        else:
+            values, avals = [], []
+            for x in args:
+                if type(x) is Array and x._npy is not None:
+                    values.append(x._npy)
+                    avals.append(x._aval)
+                else:
+                    npy, aval = concrete_operand(x)
+                    values.append(npy)
+                    avals.append(aval)
+        out_aval = (primitive.abstract_eval(*avals, **params) if params
+                    else primitive.abstract_eval(*avals))
         if config.xjax_eager_via_xla:
             outs = run_primitive_with_xla(primitive, values, avals, params)
             if primitive.multiple_results:
@@ -67,7 +71,7 @@ class EvalTrace(Trace):
         if isinstance(impl, Absent):
             raise NotImplementedError(f"{primitive.name} has no eager implementation: "
                                       f"{impl.reason}")
-        out = impl(*values, **params)
+        out = impl(*values, **params) if params else impl(*values)
         if primitive.multiple_results:
             return [Array._from_numpy(_as_dtype(o, a), a)
                     for o, a in zip(out, out_aval, strict=True)]
