@@ -34,6 +34,10 @@ from xjax import random  # noqa: F401
 from xjax import nn  # noqa: F401
 from xjax import scipy  # noqa: F401
 from xjax import image  # noqa: F401
+from xjax import (custom_batching, export, ffi, monitoring, profiler, sharding,  # noqa: F401
+                  stages)
+from xjax.parallel_api import *  # noqa: F401,F403
+from xjax.transforms_extra import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 from xjax import version  # noqa: E402,F401  (jax.version.__version__)

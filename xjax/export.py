@@ -1,0 +1,3 @@
+"""Placeholder: filled by work in progress."""
+
+__all__: list = []
