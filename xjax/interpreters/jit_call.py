@@ -18,6 +18,7 @@ from xjax.core.trace import set_current_trace
 from xjax.core.config import config
 from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_module
 from xjax.lowering.stablehlo import aval_type
+from xjax import monitoring as _monitoring
 
 
 class CompiledFunction:
@@ -90,8 +91,14 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> Compil
     """
     from xjax.flag_checks import compile_timer
     with compile_timer(name, closed.in_avals):  # jax_log_compiles
-        lowered = lower_module(closed, name, donated)
-        executable = compile_text(lowered.text)
+        if _monitoring.active:  # xjax.monitoring's compile events (JAX's names)
+            with _monitoring.timed(_monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
+                lowered = lower_module(closed, name, donated)
+            with _monitoring.timed(_monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
+                executable = compile_text(lowered.text)
+        else:
+            lowered = lower_module(closed, name, donated)
+            executable = compile_text(lowered.text)
     n_consts = len(lowered.const_args)
     if lowered.donated_args:
         executable._set_donated(lowered.donated_args)
@@ -105,13 +112,34 @@ def compile_text(text: str):
     from xjax.runtime import get_client
     client = get_client()
     cache_dir = config.jax_compilation_cache_dir
+    if _cache_events_pending or _monitoring.active:
+        _record_cache_request()
     if cache_dir is None or not config.jax_enable_compilation_cache:
         return client.compile(text)
     from xjax.runtime.compilation_cache import compile_or_load
     return compile_or_load(
         client, text, cache_dir, extra_key=_cache_key_extra(),
         min_compile_time_secs=config.jax_persistent_cache_min_compile_time_secs,
-        min_entry_size_bytes=config.jax_persistent_cache_min_entry_size_bytes)
+        min_entry_size_bytes=config.jax_persistent_cache_min_entry_size_bytes,
+        monitor=_monitoring if _monitoring.active else None)
+
+
+# -- xjax.monitoring: the compilation-cache events JAX records per compile --
+
+_cache_events_pending = True  # the once-per-process event is still to be recorded
+
+
+def _record_cache_request():
+    """JAX's adoption events: once per process whether the cache is enabled, then one
+    ``compile_requests_use_cache`` per compile while it is (with or without a directory)."""
+    global _cache_events_pending
+    enabled = config.jax_enable_compilation_cache
+    if _cache_events_pending:
+        _cache_events_pending = False
+        _monitoring.record_event("/jax/compilation_cache/tasks_using_cache" if enabled
+                                 else "/jax/compilation_cache/task_disabled_cache")
+    if enabled:
+        _monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
 
 
 def _cache_key_extra() -> str:

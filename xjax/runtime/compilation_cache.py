@@ -13,8 +13,11 @@ caller adds (xjax passes its version and the relevant config flags).
 Entry file (``<key>.xjaxexe``): a 64-byte header, then the payload that
 ``Executable.serialize()`` returned::
 
-    magic b"XJAXEXE\\0" | format version u32 | reserved u32 | payload size u64 |
+    magic b"XJAXEXE\\0" | format version u32 | compile time u32 | payload size u64 |
     SHA-256 of the payload (32 bytes) | first 8 bytes of the key
+
+The compile time is in milliseconds (0: unknown, as in entries written before it was
+recorded); a cache hit reports the compile time it saved to ``xjax.monitoring``.
 
 A file whose magic, version, size, checksum or key does not match (truncated, corrupted,
 written by another format, copied under another name), or that the plugin refuses to
@@ -48,7 +51,7 @@ __all__ = ["compile_or_load", "cache_key", "entry_path", "MAGIC", "FORMAT_VERSIO
 
 MAGIC = b"XJAXEXE\0"
 FORMAT_VERSION = 1
-_HEADER = struct.Struct("<8sIIQ32s8s")  # magic, version, reserved, size, sha256, key prefix
+_HEADER = struct.Struct("<8sIIQ32s8s")  # magic, version, compile ms, size, sha256, key prefix
 HEADER_SIZE = _HEADER.size  # 64
 SUFFIX = ".xjaxexe"
 
@@ -78,8 +81,9 @@ def entry_path(cache_dir: str, key: str) -> str:
     return os.path.join(os.fspath(cache_dir), key + SUFFIX)
 
 
-def _read_entry(path: str, key: str) -> bytes | None:
-    """The payload of a valid entry; None if absent; warns and returns None if invalid."""
+def _read_entry(path: str, key: str, compile_ms: list | None = None) -> bytes | None:
+    """The payload of a valid entry; None if absent; warns and returns None if invalid.
+    Appends the entry's recorded compile time (milliseconds) to ``compile_ms`` if given."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -91,7 +95,7 @@ def _read_entry(path: str, key: str) -> bytes | None:
     if len(data) < HEADER_SIZE:
         _warn(path, "is truncated (shorter than its header)")
         return None
-    magic, version, _, size, digest, key_prefix = _HEADER.unpack_from(data)
+    magic, version, ms, size, digest, key_prefix = _HEADER.unpack_from(data)
     if magic != MAGIC:
         _warn(path, "is not an xjax cache entry (bad magic)")
         return None
@@ -109,6 +113,8 @@ def _read_entry(path: str, key: str) -> bytes | None:
     if key_prefix != bytes.fromhex(key)[:8]:
         _warn(path, "belongs to another program (key mismatch)")
         return None
+    if compile_ms is not None:
+        compile_ms.append(ms)
     return payload
 
 
@@ -117,8 +123,10 @@ def _warn(path: str, why: str) -> None:
                   UserWarning, stacklevel=4)
 
 
-def _write_entry(cache_dir: str, path: str, key: str, payload: bytes) -> None:
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload),
+def _write_entry(cache_dir: str, path: str, key: str, payload: bytes,
+                 compile_ms: int = 0) -> bool:
+    """Write an entry atomically; False (with a warning) if it could not be written."""
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, min(compile_ms, 0xFFFFFFFF), len(payload),
                           hashlib.sha256(payload).digest(), bytes.fromhex(key)[:8])
     tmp = None
     try:
@@ -130,9 +138,11 @@ def _write_entry(cache_dir: str, path: str, key: str, payload: bytes) -> None:
             f.write(payload)
         os.replace(tmp, path)
         tmp = None
+        return True
     except OSError as e:
         warnings.warn(f"xjax compilation cache: could not write {path}: {e}", UserWarning,
                       stacklevel=4)
+        return False
     finally:
         if tmp is not None:
             try:
@@ -143,7 +153,7 @@ def _write_entry(cache_dir: str, path: str, key: str, payload: bytes) -> None:
 
 def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
                     extra_key: str = "", min_compile_time_secs: float = 1.0,
-                    min_entry_size_bytes: int = 0):
+                    min_entry_size_bytes: int = 0, monitor=None):
     """Load the executable for ``mlir_text`` from ``cache_dir``, or compile and store it.
 
     Parameters
@@ -160,6 +170,11 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
         More text the key depends on (the caller's version and semantic flags).
     min_compile_time_secs, min_entry_size_bytes : float, int
         Entries of programs that compiled faster, or that are smaller, are not written.
+    monitor : module, optional
+        Where to record JAX's cache events (``xjax.monitoring``, passed by the caller so
+        that this layer imports nothing of xjax): ``cache_hits``,
+        ``compile_time_saved_sec`` and ``cache_retrieval_time_sec`` on a hit,
+        ``cache_misses`` when an entry is written.
 
     Returns
     -------
@@ -188,10 +203,15 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
     key = cache_key(client, mlir_text, options, extra_key)
     cache_dir = os.fspath(cache_dir)
     path = entry_path(cache_dir, key)
-    payload = _read_entry(path, key)
+    read_start = time.monotonic()
+    compile_ms = []
+    payload = _read_entry(path, key, compile_ms)
     if payload is not None:
         try:
-            return client.deserialize_executable(payload, options)
+            executable = client.deserialize_executable(payload, options)
+            if monitor is not None:
+                _record_hit(monitor, compile_ms[0], time.monotonic() - read_start)
+            return executable
         except Exception as e:  # a plugin that refuses it: recompile, rewrite
             _warn(path, f"could not be loaded by the plugin ({type(e).__name__}: {e})")
     start = time.perf_counter()
@@ -203,5 +223,16 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
         except NotImplementedError:
             return executable
         if len(data) >= min_entry_size_bytes:
-            _write_entry(cache_dir, path, key, data)
+            written = _write_entry(cache_dir, path, key, data, round(elapsed * 1000))
+            if written and monitor is not None:
+                monitor.record_event("/jax/compilation_cache/cache_misses")
     return executable
+
+
+def _record_hit(monitor, compile_ms: int, retrieval_secs: float) -> None:
+    monitor.record_event("/jax/compilation_cache/cache_hits")
+    if compile_ms:  # unknown (0) in entries written before compile times were recorded
+        monitor.record_event_duration_secs("/jax/compilation_cache/compile_time_saved_sec",
+                                           compile_ms / 1000 - retrieval_secs)
+    monitor.record_event_duration_secs("/jax/compilation_cache/cache_retrieval_time_sec",
+                                       retrieval_secs)
