@@ -1,4 +1,5 @@
-"""The public transformations: ``jit`` and ``make_jaxpr`` (grad, vmap, ... come later)."""
+"""The public transformations: ``jit`` and ``make_jaxpr``; ``jit``'s ahead-of-time stages
+(``trace``, ``lower``) are the classes of ``xjax.stages``."""
 
 from __future__ import annotations
 
@@ -107,55 +108,6 @@ def _cache_for(fun) -> dict:
     except TypeError:  # not weak-referenceable
         cache = _strong_caches.setdefault(id(fun), {})
     return cache
-
-
-class Lowered:
-    """The StableHLO of one jitted signature (``jit(f).lower(*args)``)."""
-
-    def __init__(self, entry: _TraceEntry, name: str, in_tree, static_values):
-        self._entry = entry
-        self._name = name
-        self._in_tree = in_tree
-        self._text = None
-
-    def as_text(self, dialect: str = "stablehlo") -> str:
-        if self._text is None:
-            from xjax.lowering.lower_jaxpr import lower_module
-            self._text = lower_module(self._entry.closed, self._name, self._entry.donated).text
-        return self._text
-
-    def compile(self) -> "Compiled":
-        if self._entry.compiled is None:
-            self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name,
-                                                        self._entry.donated)
-        return Compiled(self._entry, self._in_tree, self._name)
-
-    def __repr__(self):
-        return f"Lowered({self._name})"
-
-
-class Compiled:
-    """A compiled executable for one signature; call it with arguments of that signature."""
-
-    def __init__(self, entry: _TraceEntry, in_tree, name: str = "fun"):
-        self._entry = entry
-        self._in_tree = in_tree
-        self._name = name
-
-    def as_text(self) -> str:
-        return self._entry.compiled.text
-
-    def __call__(self, *args, **kwargs):
-        flat, tree = tree_flatten((args, kwargs))
-        if tree != self._in_tree:
-            raise TypeError(f"Compiled function called with arguments of structure {tree}, "
-                            f"but it was compiled for {self._in_tree}")
-        if config.xjax_jit_checks:
-            flag_checks.check_execution(self._name, flat)
-        outs = self._entry.compiled(*flat)
-        if config.xjax_jit_checks:
-            flag_checks.check_outputs(self._name, outs, lambda: None)
-        return tree_unflatten(self._entry.out_tree, outs)
 
 
 class JitFunction:
@@ -301,13 +253,18 @@ class JitFunction:
         outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
-    def lower(self, *args, **kwargs) -> Lowered:
-        entry, _, in_tree = self._entry(args, kwargs)
-        return Lowered(entry, self._name, in_tree, None)
-
     def trace(self, *args, **kwargs):
-        entry, _, _ = self._entry(args, kwargs)
-        return entry.closed
+        """Trace for these arguments: an ``xjax.stages.Traced`` (``.jaxpr``, ``.lower()``)."""
+        from xjax.stages import Traced
+        entry, _, in_tree = self._entry(args, kwargs)
+        return Traced(entry, self._name, in_tree)
+
+    def lower(self, *args, **kwargs):
+        """Trace and lower for these arguments: an ``xjax.stages.Lowered`` (``.as_text()``,
+        ``.compile()``)."""
+        from xjax.stages import Lowered
+        entry, _, in_tree = self._entry(args, kwargs)
+        return Lowered(entry, self._name, in_tree)
 
     def eval_shape(self, *args, **kwargs):
         entry, _, _ = self._entry(args, kwargs)
@@ -510,6 +467,26 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     from xjax.core.pytree import tree_map
     from xjax import runtime
 
+    from xjax.core.sharding_types import Sharding, resolve_put_target
+    if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)
+        sharding = device
+        return tree_map(lambda leaf: _put_one(leaf, resolve_put_target(
+            leaf.shape if hasattr(leaf, "shape") else np.shape(leaf), sharding), src, donate,
+            may_alias), x)
+    if device is not None and not isinstance(device, runtime.Device):  # a pytree of targets
+        from xjax.core.pytree import tree_flatten, tree_unflatten
+        targets, target_tree = tree_flatten(device, is_leaf=lambda t: t is None)
+        subtrees = target_tree.flatten_up_to(x)
+        return tree_unflatten(target_tree, [
+            device_put(sub, target, src=src, donate=donate, may_alias=may_alias)
+            for sub, target in zip(subtrees, targets, strict=True)])
+    return tree_map(lambda leaf: _put_one(leaf, device, src, donate, may_alias), x)
+
+
+def _put_one(leaf, device, src=None, donate=False, may_alias=None):
+    """``device_put`` of one leaf on ``device`` (a Device or None)."""
+    from xjax import runtime
+
     def put(leaf):
         if config.xjax_transfer_guards:
             flag_checks.guard_device_put(leaf, device)
@@ -525,7 +502,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         return _put_array(value.astype(dtype, copy=False), ShapedArray(value.shape, dtype, weak),
                           device or runtime.devices()[0])
 
-    return tree_map(put, x)
+    return put(leaf)
 
 
 def _put_array(value, aval, device):
