@@ -61,15 +61,22 @@ def jvp(fun, primals, tangents, has_aux=False):
             out, aux = out
         flat_out, out_tree = tree_flatten(out)
         flat_aux, aux_tree = tree_flatten(aux)
-        trees[:] = [out_tree, aux_tree, len(flat_out)]
-        # aux leaves go through the JVP trace too, so they come back as plain values
-        return [to_operand(o) for o in flat_out] + [to_operand(a) for a in flat_aux]
+        # array aux leaves go through the JVP trace too, so they come back as plain values;
+        # other leaves (Python numbers, strings, NumPy arrays) are returned as they are
+        traced = [i for i, a in enumerate(flat_aux) if isinstance(a, Array)]
+        trees[:] = [out_tree, aux_tree, len(flat_out), flat_aux, traced]
+        return [to_operand(o) for o in flat_out] + [flat_aux[i] for i in traced]
 
     outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
-    out_tree, aux_tree, n_out = trees
+    out_tree, aux_tree, n_out, aux_leaves, traced = trees
     out_tangents = [instantiate(t) for t in out_tangents[:n_out]]
     result = (tree_unflatten(out_tree, outs[:n_out]), tree_unflatten(out_tree, out_tangents))
-    return result + (tree_unflatten(aux_tree, outs[n_out:]),) if has_aux else result
+    if not has_aux:
+        return result
+    aux_leaves = list(aux_leaves)
+    for i, value in zip(traced, outs[n_out:], strict=True):
+        aux_leaves[i] = value
+    return result + (tree_unflatten(aux_tree, aux_leaves),)
 
 
 def _check_tangent(primal_aval, tangent):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from xjax.core.ad_util import get_aval
+from xjax.core.array import Array
 from xjax.core.pytree import tree_flatten, tree_unflatten
 from xjax.interpreters.batching import batch_flat
 from xjax.lax.batch_rules import bdim_at_front, move_axis, not_mapped
@@ -37,6 +38,15 @@ def _check_axis_spec(spec, what):
         if leaf is not None and not isinstance(leaf, int):
             raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {spec!r}.")
+
+
+def _output_operand(value):
+    if isinstance(value, (str, bytes)) or value is None or (
+            not isinstance(value, Array) and not hasattr(value, "__array__")
+            and not isinstance(value, (bool, int, float, complex))):
+        raise TypeError(f"Output from batched function {value!r} with type {type(value)} is "
+                        "not a valid JAX type")
+    return to_operand(value)
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -86,7 +96,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             out = fun(*call_args, **call_kwargs)
             flat_out, out_tree = tree_flatten(out)
             out_tree_box.append((out, out_tree))
-            return [to_operand(o) for o in flat_out]
+            return [_output_operand(o) for o in flat_out]
 
         vals, dims = batch_flat(flat_fun, flat_args, axes, axis_name, size)
         out_value, out_tree = out_tree_box[0]

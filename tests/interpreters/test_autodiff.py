@@ -140,3 +140,14 @@ def test_errors():
     _, f_vjp = xjax.vjp(lambda x: (x, x), 1.0)
     with pytest.raises(TypeError, match="Tree structure of cotangent"):
         f_vjp(1.0)
+
+
+def test_jvp_aux_keeps_non_array_leaves_as_they_are():
+    """As JAX: Python numbers, strings and NumPy arrays in aux come back unchanged; traced
+    leaves come back as plain Arrays."""
+    f = lambda x: (x * 2, {"n": 3, "s": "hi", "np": np.ones(2), "a": x})
+    _, _, aux = xjax.jvp(f, (1.0,), (1.0,), has_aux=True)
+    assert aux["n"] == 3 and type(aux["n"]) is int
+    assert aux["s"] == "hi"
+    assert type(aux["np"]) is np.ndarray
+    assert type(aux["a"]) is xjax.Array and float(aux["a"]) == 1.0

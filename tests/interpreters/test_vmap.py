@@ -107,3 +107,9 @@ def test_shape_errors_under_vmap_name_the_unbatched_shapes():
     batched ones."""
     with pytest.raises(TypeError, match=r"\(3, 3\), \(4, 4\)"):
         xjax.vmap(lambda a: a[:, :3] + jnp.eye(4), in_axes=1)(jnp.ones((3, 4, 5)))
+
+
+def test_vmap_rejects_outputs_that_are_not_jax_types():
+    with pytest.raises(TypeError, match="Output from batched function 'hi' with type "
+                                        "<class 'str'> is not a valid JAX type"):
+        xjax.vmap(lambda x: (x, "hi"))(xjax.numpy.ones(2))
