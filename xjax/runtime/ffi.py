@@ -149,3 +149,65 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
                 pass
         _registered[platform] = frozenset(names)
         return _registered[platform]
+
+
+# -- user handlers (xjax.ffi.register_ffi_target) --
+
+_PJRT_EXTENSION_TYPE_FFI = 5  # pjrt_c_api.h: PJRT_Extension_Type_FFI
+_PLATFORM_NAMES = {"cpu": b"Host"}
+
+
+class _ExtensionBase(ctypes.Structure):
+    pass
+
+
+_ExtensionBase._fields_ = [("struct_size", ctypes.c_size_t), ("type", ctypes.c_int),
+                           ("next", ctypes.POINTER(_ExtensionBase))]
+
+
+class _RegisterHandlerArgs(ctypes.Structure):  # mirrors RegisterHandlerArgs of _pjrt_ffi.c
+    _fields_ = [("struct_size", ctypes.c_size_t), ("target_name", ctypes.c_char_p),
+                ("target_name_size", ctypes.c_size_t), ("handler", ctypes.c_void_p),
+                ("platform_name", ctypes.c_char_p), ("platform_name_size", ctypes.c_size_t),
+                ("traits", ctypes.c_int)]
+
+
+_REGISTER = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.POINTER(_RegisterHandlerArgs))
+
+
+def register_handler_address(name: str, address: int, platform: str = "cpu") -> None:
+    """Register the XLA FFI handler at ``address`` (an ``XLA_FFI_Handler*``) as custom-call
+    target ``name`` through the plugin's PJRT FFI extension (the one xjax's own handlers
+    use). XLA's registry is process-global; the handler must outlive the process's
+    executables."""
+    if platform not in _PLATFORM_NAMES:
+        raise NotImplementedError(f"registering FFI targets for platform {platform!r}: xjax "
+                                  "supports 'cpu' only")
+    get_client(platform)  # loads the plugin with xjax's flags first
+    lib = ctypes.CDLL(_find_plugin(platform)[0])  # the same (already loaded) library
+    lib.GetPjrtApi.restype = ctypes.c_void_p
+    api = lib.GetPjrtApi()
+    # PJRT_Api: size_t struct_size; PJRT_Extension_Base* extension_start; ...
+    ext = ctypes.cast(ctypes.c_void_p.from_address(api + 8).value,
+                      ctypes.POINTER(_ExtensionBase))
+    while ext:
+        if ext.contents.type == _PJRT_EXTENSION_TYPE_FFI:
+            break
+        ext = ext.contents.next
+    else:
+        raise NotImplementedError("this PJRT plugin has no FFI extension: custom FFI targets "
+                                  "are unavailable")
+    base = ctypes.addressof(ext.contents)
+    # FfiExtension: base, type_register, user_data_add, register_handler
+    register = ctypes.c_void_p.from_address(base + ctypes.sizeof(_ExtensionBase) + 16).value
+    if not register:
+        raise NotImplementedError("this PJRT plugin's FFI extension cannot register handlers")
+    encoded, platform_name = name.encode(), _PLATFORM_NAMES[platform]
+    args = _RegisterHandlerArgs(
+        struct_size=_RegisterHandlerArgs.traits.offset + ctypes.sizeof(ctypes.c_int),
+        target_name=encoded, target_name_size=len(encoded), handler=address,
+        platform_name=platform_name, platform_name_size=len(platform_name), traits=0)
+    with _lock:
+        err = _REGISTER(register)(ctypes.byref(args))
+    if err:
+        raise RuntimeError(f"XLA rejected the FFI handler for target {name!r}")
