@@ -181,3 +181,21 @@ def test_compile_events_match_jax(tmp_path):
         assert any(e[1] == "/jax/compilation_cache/cache_" + ("misses" if run == "cold"
                                                               else "hits") for e in ours)
         assert ours == theirs, run
+
+
+def test_disabled_cache_task_event():
+    script = textwrap.dedent("""
+        import xjax, xjax.numpy as jnp
+        from xjax import monitoring
+        ev = []
+        monitoring.register_event_listener(lambda e, **k: ev.append(e))
+        xjax.config.update("jax_enable_compilation_cache", False)
+        xjax.jit(lambda x: x + 1)(jnp.ones(2))
+        xjax.jit(lambda x: x + 2)(jnp.ones(2))
+        print(ev)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert eval(out.stdout.strip().splitlines()[-1]) == [
+        "/jax/compilation_cache/task_disabled_cache"]
