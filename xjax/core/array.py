@@ -187,6 +187,19 @@ class Array(metaclass=_ArrayMeta):
         return next(iter(self.devices()))
 
     @property
+    def sharding(self):
+        """A ``SingleDeviceSharding``: an xjax array lives whole on one device."""
+        from xjax.core.sharding_types import SingleDeviceSharding
+        return SingleDeviceSharding(self.device)
+
+    @property
+    def addressable_shards(self) -> list:
+        from xjax.core.sharding_types import Shard
+        return [Shard(self.device, self.sharding, self.shape, self)]
+
+    global_shards = addressable_shards
+
+    @property
     def is_fully_addressable(self) -> bool:
         return True
 
