@@ -1,7 +1,7 @@
 """Top-level SPMD and sharding API: ``make_mesh``, ``set_mesh``, ``reshard``,
 ``NamedSharding``, ``P``, ``Shard``, ``shard_map``, ``smap`` and ``pmap``.
 
-xjax executes SPMD programs with its vmap machinery on one device (see ``xjax.shard_map``):
+xjax executes SPMD programs with its vmap machinery on one device (see ``xjax.spmd``):
 values, shapes and errors are JAX's; the parallelism is not.
 """
 
@@ -14,7 +14,7 @@ from xjax.core.ad_util import get_aval
 from xjax.core.pytree import tree_flatten, tree_unflatten
 from xjax.core.sharding_types import (AxisType, Mesh, NamedSharding, P, PartitionSpec, Shard,
                                       Sharding, get_mesh, set_mesh)
-from xjax.shard_map import _shard_map, shard_map, smap
+from xjax.spmd import _shard_map, shard_map, smap
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
