@@ -96,3 +96,28 @@ def test_matches_jax_structures():
     ours_info = xjax.tree_util.tree_leaves(ours.out_info)
     theirs_info = jax.tree_util.tree_leaves(theirs.out_info)
     assert [(s.shape, s.dtype) for s in ours_info] == [(s.shape, s.dtype) for s in theirs_info]
+
+
+def test_fwd_and_bwd_compiles_once_and_matches_vjp():
+    traces = []
+
+    def f(x, w):
+        traces.append(1)
+        return jnp.tanh(x @ w), {"aux": x.sum()}
+
+    x = jnp.asarray(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    w = jnp.asarray(np.linspace(0, 1, 8, dtype=np.float32).reshape(4, 2))
+    ct = jnp.ones((3, 2))
+    fwd, bwd = xjax.fwd_and_bwd(f, argnums=(0, 1), has_aux=True)
+    _, f_vjp, _ = xjax.vjp(lambda a, b: f(a, b), x, w, has_aux=True)
+    expected = f_vjp(ct)
+    for _ in range(3):
+        y, res, aux = fwd(x, w)
+        gx, gw = bwd(res, ct)
+    assert len(traces) == 2  # the vjp above and one trace of the jitted fwd
+    np.testing.assert_allclose(gx, expected[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, expected[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(aux["aux"], np.asarray(x).sum(), rtol=1e-6)
+    fwd1, bwd1 = xjax.fwd_and_bwd(lambda a, b: jnp.sin(a) * b, argnums=0, jitted=False)
+    y, res = fwd1(jnp.float32(0.5), jnp.float32(2.0))
+    np.testing.assert_allclose(bwd1(res, jnp.float32(1.0)), 2 * np.cos(0.5), rtol=1e-6)
