@@ -43,6 +43,7 @@ def target(tmp_path_factory):
     compiler = shutil.which("g++") or shutil.which("c++")
     if compiler is None:
         pytest.skip("no C++ compiler")
+    pytest.importorskip("jaxlib", reason="XLA's FFI headers come with jaxlib")
     folder = tmp_path_factory.mktemp("ffi")
     source = folder / "add.cc"
     source.write_text(_SOURCE)
@@ -60,8 +61,20 @@ def _call(target, x, y, vmap_method=None):
 
 
 def test_include_dir_has_the_headers():
+    pytest.importorskip("jaxlib", reason="XLA's FFI headers come with jaxlib")
     for name in ("ffi.h", "api.h", "c_api.h"):
         assert os.path.exists(os.path.join(ffi.include_dir(), "xla", "ffi", "api", name))
+    with open(os.path.join(ffi.include_dir(), "xla", "ffi", "api", "c_api.h")) as f:
+        assert "#define XLA_FFI_API_MINOR 2" in f.read()
+
+
+def test_include_dir_without_jaxlib_says_where_headers_come_from(monkeypatch):
+    import importlib.util
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jaxlib" else real_find_spec(name, *a))
+    with pytest.raises(FileNotFoundError, match="pip install jaxlib"):
+        ffi.include_dir()
 
 
 def test_eager_and_jit(target):
