@@ -21,7 +21,7 @@ from xjax.interpreters import eval as eval_interpreter
 from xjax.interpreters.jit_call import (CompiledFunction, compile_closed_jaxpr, consts_as_args,
                                         pjit_p)
 from xjax.interpreters.staging import DebugInfo, trace_to_jaxpr
-from xjax import flag_checks
+from xjax import flag_checks, monitoring
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
 
@@ -222,7 +222,9 @@ class JitFunction:
         with flag_checks.tracing_checks(self._fun) as record_trace:
             if config.jax_check_tracer_leaks:
                 flat_fun = _recording(flat_fun, record_trace)
-            closed = trace_to_jaxpr(flat_fun, avals, info)
+            with monitoring.timed(monitoring.JAXPR_TRACE_EVENT,
+                                  getattr(self._fun, "__name__", "fun")):
+                closed = trace_to_jaxpr(flat_fun, avals, info)
         flag_checks.log_tracing(self._fun, time.perf_counter() - start)
         donated = None
         if self._donate_argnums or self._donate_argnames:
