@@ -337,3 +337,31 @@ def test_prints_keep_program_order_across_loops_and_cond(capsys):
 def test_debug_print_two_call_form(capsys):
     xjax.jit(lambda x: xjax.debug.print(ordered=True)("two {x}", x=x))(jnp.int32(2))
     assert capsys.readouterr().out == "two 2\n"
+
+
+def test_ordered_callbacks_in_a_nested_jit_stay_in_program_order():
+    """The nested jit's call takes and returns the caller's token, so its callbacks are
+    ordered with the caller's (independent callbacks: only the token orders them)."""
+    log = []
+
+    def record(tag):
+        return lambda: log.append(tag)
+
+    @xjax.jit
+    def inner(x):
+        io_callback(record("inner"), None, ordered=True)
+        return x * 2
+
+    @xjax.jit
+    def outer(x):
+        io_callback(record("before"), None, ordered=True)
+        y = inner(inner(x))
+        io_callback(record("after"), None, ordered=True)
+        return y
+
+    text = outer.lower(1.0).as_text()
+    assert "(!stablehlo.token, tensor<f32>) -> (!stablehlo.token, tensor<f32>)" in text
+    for _ in range(5):
+        log.clear()
+        np.testing.assert_array_equal(outer(1.0), 4.0)
+        assert log == ["before", "inner", "inner", "after"]

@@ -16,7 +16,8 @@ from xjax.core.primitive import Primitive
 from xjax.lax.batch_rules import NeedsTrace
 from xjax.core.trace import set_current_trace
 from xjax.core.config import config
-from xjax.lowering.lower_jaxpr import lower_jaxpr_function, lower_module
+from xjax.lowering import effects
+from xjax.lowering.lower_jaxpr import lower_jaxpr_body, lower_jaxpr_function, lower_module
 from xjax.lowering.stablehlo import aval_type
 from xjax import monitoring as _monitoring
 
@@ -176,18 +177,39 @@ def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str):
 
 
 def _jit_lower(ctx, *operands, jaxpr: ClosedJaxpr, name: str):
+    """A ``func.call`` of the jaxpr lowered once per module. With side effects inside, the
+    callee takes the caller's current token first and returns its last one first, so its
+    callbacks stay ordered with the caller's."""
     module = ctx.module
+    ordered = effects.has_effects(jaxpr.jaxpr)
     cache_key = ("jit", id(jaxpr.jaxpr))
     callee = module.cache.get(cache_key)
     if callee is None:
         if jaxpr.consts:
             raise ValueError("the jit primitive expects a jaxpr whose consts are arguments")
-        callee = lower_jaxpr_function(module, name, jaxpr.jaxpr).name
+        lower = _lower_threading_token if ordered else lower_jaxpr_function
+        callee = lower(module, name, jaxpr.jaxpr).name
         module.cache[cache_key] = (callee, jaxpr)
     else:
         callee = callee[0]
     out_types = [aval_type(a) for a in ctx.avals_out]
-    return ctx.builder.op("func.call", operands, out_types, {"callee": f"@{callee}"})
+    if not ordered:
+        return ctx.builder.op("func.call", operands, out_types, {"callee": f"@{callee}"})
+    results = ctx.builder.op("func.call", [effects.current_token(ctx.builder), *operands],
+                             [effects.TOKEN_TYPE, *out_types], {"callee": f"@{callee}"})
+    effects.set_token(ctx.builder, results[0])
+    return results[1:]
+
+
+def _lower_threading_token(module, name: str, jaxpr: Jaxpr):
+    """Like ``lower_jaxpr_function``, with a leading token argument and result."""
+    arg_types = [aval_type(v.aval) for v in jaxpr.constvars + jaxpr.invars]
+    fb = module.function(name, [effects.TOKEN_TYPE, *arg_types], "private")
+    effects.set_token(fb, fb.args[0])
+    n_consts = len(jaxpr.constvars)
+    outs = lower_jaxpr_body(fb, jaxpr, fb.args[1:1 + n_consts], fb.args[1 + n_consts:])
+    fb.ret([effects.current_token(fb), *outs])
+    return fb
 
 
 def _trace_flat(fun, in_avals, name):

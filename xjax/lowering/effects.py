@@ -6,7 +6,8 @@ them in program order. Control flow whose bodies have side effects threads the t
 through: a loop carries it, each ``case`` branch starts from the outer token and returns its
 own, and the block continues from the operation's token result. Primitives with side
 effects register their names in ``EFFECTFUL_PRIMITIVES``; ``has_effects`` finds them inside
-nested jaxprs. A nested ``jit`` (a ``func.call``) starts its own chain.
+nested jaxprs. A nested ``jit`` (a ``func.call``) takes the token as its first argument
+and returns it as its first result.
 """
 
 from __future__ import annotations
