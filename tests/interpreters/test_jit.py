@@ -209,3 +209,17 @@ def test_jaxpr_prints_enum_params_and_equations_without_outputs_as_jax():
     assert "algorithm=RNG_DEFAULT" in text
     text = str(xjax.make_jaxpr(xjax.lax.dce_sink)(1.5))
     assert "let dce_sink[prevent_mlir_dce=False] a in ()" in text
+
+
+def test_jaxprs_print_as_jax_for_derivatives_slices_and_scalar_dots():
+    """Measured on JAX 0.10.2: unused outputs print as ``_``, summed (co)tangents as
+    ``add_any``, slices with JAX's bounds, a dot of scalars as dot_general."""
+    x = xjax.numpy.arange(4.0)
+    text = str(xjax.make_jaxpr(xjax.grad(lambda x: xjax.numpy.tanh(x).sum()))(x))
+    assert "_:f32[] = reduce_sum" in text and "g:f32[4] = add_any e f" in text
+    text = str(xjax.make_jaxpr(lambda x: x[::2])(x))
+    assert "slice[limit_indices=(4,) start_indices=(0,) strides=(2,)]" in text
+    text = str(xjax.make_jaxpr(lambda a: xjax.numpy.dot(a, a))(1.0))
+    assert "dimension_numbers=(([], []), ([], []))" in text
+    text = str(xjax.make_jaxpr(lambda x: xjax.numpy.max(x, initial=-1.0))(x))
+    assert "max -1.0:f32[] b" in text

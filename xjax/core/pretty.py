@@ -81,9 +81,11 @@ def _equal(a, b) -> bool:
         return False
 
 
-def _pp_eqn(eqn, names: _Names, indent: int) -> str:
+def _pp_eqn(eqn, names: _Names, indent: int, used=None) -> str:
     pad = " " * indent
-    outs = " ".join(names.binder(v) for v in eqn.outvars)
+    # as JAX's jaxprs, an output no later equation (or the jaxpr's result) reads is ``_``
+    outs = " ".join(names.binder(v) if used is None or v in used
+                    else f"_:{v.aval.str_short(True)}" for v in eqn.outvars)
     ins = " ".join(names(a) for a in eqn.invars)
     params = {k: v for k, v in sorted(eqn.params.items()) if not _hidden(eqn.primitive, k, v)}
     head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
@@ -105,7 +107,9 @@ def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
     consts = " ".join(names.binder(v) for v in jaxpr.constvars)
     ins = " ".join(names.binder(v) for v in jaxpr.invars)
     head = f"{{ lambda {consts}; {ins}. let"
-    eqns = [_pp_eqn(eqn, names, indent + 4) for eqn in jaxpr.eqns]
+    used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is not Literal}
+    used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+    eqns = [_pp_eqn(eqn, names, indent + 4, used) for eqn in jaxpr.eqns]
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     if len(jaxpr.outvars) == 1:
         outs += ","

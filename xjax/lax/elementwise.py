@@ -69,6 +69,12 @@ Examples
 Array(3., dtype=float32, weak_type=True)
 """)
 
+# The sum of two tangents or cotangents, as JAX's ``add_any`` (its ``add_jaxvals_p``): an
+# ``add`` that jaxprs of derivatives print as ``add_any`` (not public in lax, as in JAX).
+add_any_p = naryop("add_any", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"),
+                   jvp=parts(_tangent, _tangent),
+                   transpose=transpose_by_parts(_ct_of_operand(0), _ct_of_operand(1)))
+
 sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"),
                 jvp=parts(_tangent, _negated_tangent),
                 transpose=transpose_by_parts(_ct_of_operand(0),

@@ -244,12 +244,16 @@ def _apply_static(arr, entries):
         if entry.kind == "slice":
             first, stop, step = entry.value.indices(n)
             count = len(range(first, stop, step))
+            # the slice's bounds as JAX writes them (only the jaxpr text depends on it)
             if step > 0:
-                start, stride = first, step
+                start, limit, stride = first, max(stop, first), step
             else:
-                start, stride = first + (count - 1) * step if count else 0, -step
+                if count:
+                    start, limit = first + (count - 1) * step, first + 1
+                else:
+                    start = limit = stop + 1
+                stride = -step
                 reversed_dims.append(d)
-            limit = start + (count - 1) * stride + 1 if count else start
             entry = _Entry("slice", slice(None))
         elif entry.kind == "int":
             if n == 0:

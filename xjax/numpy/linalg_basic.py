@@ -73,8 +73,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
             return out
     a, b = promote_dtypes(a, b)
     rank_a, rank_b = len(_shape(a)), len(_shape(b))
-    if rank_a == 0 or rank_b == 0:
-        return multiply(a, b)
+    if rank_a == 0 or rank_b == 0:  # an outer product (no contraction), as JAX binds it
+        return _dot_general(a, b, ((), ()), ((), ()), precision, preferred_element_type)
     contract = ((rank_a - 1,), (0 if rank_b == 1 else rank_b - 2,))
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 

@@ -95,7 +95,7 @@ def _reduce(name, a, axis, dtype, keepdims, initial, where, *, computation_dtype
         combine = _COMBINE[name]
         if dt == dtypes.bool_ and name in ("max", "min"):
             combine = lax.bitwise_or if name == "max" else lax.bitwise_and
-        out = combine(out, convert_element_type(initial, dt, False))
+        out = combine(convert_element_type(initial, dt, False), out)  # JAX's operand order
     if keepdims:
         out = _keep_dims(out, shape, axes)
     if dtype is not None and aval_of(out).dtype != dtype:

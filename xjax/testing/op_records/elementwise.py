@@ -187,9 +187,17 @@ def _distinct_pairs(rng, shapes, dtype):
 
 
 
+def _add_any(x, y):
+    from xjax.lax.elementwise import add_any_p
+    return add_any_p.bind(x, y)
+
+
 RECORDS = [
     *no_grad(exact("add", lax.add, [(3, 4), (3, 4)], FLOATS + INTS, make_args=with_specials)),
     grad_record("add", lax.add, [(3, 4), (3, 4)]),
+    *no_grad(exact("add_any", _add_any, [(3, 4), (3, 4)], FLOATS + INTS,
+                   make_args=with_specials)),
+    grad_record("add_any", _add_any, [(3, 4), (3, 4)]),
     OpRecord("add", lax.add, [(3, 4), (3, 4)], COMPLEX, tol=1e-6, name="complex"),
     OpRecord("add", lax.add, [(3, 1), (1, 4)], F32 + SIGNED, name="broadcast"),
     OpRecord("add", lax.add, [(), (3, 4)], F32, name="rank0"),
