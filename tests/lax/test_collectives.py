@@ -558,3 +558,43 @@ def test_jit_between_two_named_vmaps_and_a_shadowed_name():
     got = vmap(vmap(lambda v: lax.pshuffle(v, "i", [2, 0, 1]), axis_name="i"),
                axis_name="i")(y)
     np.testing.assert_allclose(got, y[:, [2, 0, 1]])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8, np.bool_, np.float16,
+                                   np.float32, np.complex64])
+def test_psum_pmean_dtypes_as_jax(dtype):
+    # pmean is a true division (integer and boolean means are floats) and psum counts
+    # booleans as int32; pmean of int32 [0, 1, 2, 0] once truncated to 0
+    x = (np.arange(8).reshape(4, 2) % 3).astype(dtype)
+    total = vmap(lambda v: lax.psum(v, "i"), axis_name="i")(x)
+    mean = jit(vmap(lambda v: lax.pmean(v, "i"), axis_name="i"))(x)
+    summed = x.sum(0, dtype=np.int32 if dtype == np.bool_ else dtype)
+    mean_dtype = dtype if np.issubdtype(dtype, np.inexact) else np.float32
+    assert total.dtype == summed.dtype and mean.dtype == mean_dtype
+    np.testing.assert_array_equal(total, np.broadcast_to(summed, x.shape))
+    np.testing.assert_allclose(mean, np.broadcast_to(x.astype(np.complex128).mean(0), x.shape),
+                               rtol=1e-3)
+    jax = pytest.importorskip("jax")
+    want = jax.vmap(lambda v: jax.lax.pmean(v, "i"), axis_name="i")(x)
+    assert mean.dtype == want.dtype
+    np.testing.assert_allclose(mean, want, rtol=1e-3)
+
+
+def test_psum_pmean_of_python_scalars_keep_weak_type():
+    ones = np.ones(4, np.float32)
+    assert vmap(lambda _: lax.psum(2, "i"), axis_name="i")(ones).weak_type
+    assert vmap(lambda _: lax.pmean(2.0, "i"), axis_name="i")(ones).weak_type
+    out = vmap(lambda _: lax.psum(True, "i"), axis_name="i")(ones)
+    assert out.dtype == np.int32 and not out.weak_type
+    np.testing.assert_array_equal(out, [4, 4, 4, 4])
+    jaxpr = str(xjax.make_jaxpr(vmap(lambda v: lax.pmean(v, "i"), axis_name="i"))(ones))
+    assert "div b 4.0:f32[]" in jaxpr
+
+
+def test_reductions_accept_axis_index_groups_none():
+    x = np.arange(4.0, dtype=np.float32)
+    for op in (lax.psum, lax.pmean, lax.pmax, lax.pmin):
+        vmap(lambda v, op=op: op(v, "i", axis_index_groups=None), axis_name="i")(x)
+        with pytest.raises(NotImplementedError, match="axis_index_groups"):
+            vmap(lambda v, op=op: op(v, "i", axis_index_groups=[[0, 1], [2, 3]]),
+                 axis_name="i")(x)

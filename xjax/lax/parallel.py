@@ -11,7 +11,9 @@ import operator
 
 import numpy as np
 
+from xjax.core import dtypes
 from xjax.core.ad_util import get_aval
+from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent, Primitive
 from xjax.core.pytree import tree_map
@@ -19,6 +21,7 @@ from xjax.core.trace import current_trace, set_current_trace
 from xjax.lax.ad_helpers import late_rule
 from xjax.lax.ad_rules import linear_jvp
 from xjax.lax.batch_rules import NeedsTrace
+from xjax.lax.convert import _convert_element_type
 from xjax.lax.rules import to_operand
 
 
@@ -67,7 +70,10 @@ def _make_reducer(name, reduce_name):
         from xjax import lax
         if dim is None:
             if reduce_name == "sum":
-                out = lax.mul(x, lax.convert_element_type(trace.axis_size, get_aval(x).dtype))
+                # the count keeps x's weak type, so psum(2, "i") stays weakly typed as in JAX
+                aval = get_aval(x)
+                count = Array(np.asarray(trace.axis_size, aval.dtype), aval.weak_type)
+                out = lax.mul(x, count)
             else:
                 out = x
         else:
@@ -109,8 +115,18 @@ pmax_p = _make_reducer("pmax", "max")
 pmin_p = _make_reducer("pmin", "min")
 
 
-def psum(x, axis_name):
-    """Sum ``x`` (a pytree) over the named vmap axis ``axis_name``.
+def _bool_as_int(leaf):
+    # JAX sums booleans as int32 (counts), for psum and so for pmean
+    x = to_operand(leaf)
+    aval = get_aval(x)
+    if aval.dtype == np.bool_:
+        return _convert_element_type(x, np.int32)
+    return x
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum ``x`` (a pytree) over the named vmap axis ``axis_name``; booleans are counted
+    (summed as int32), as in JAX.
 
     Examples
     --------
@@ -118,32 +134,45 @@ def psum(x, axis_name):
     >>> xjax.vmap(lambda v: v / xjax.lax.psum(v, "i"), axis_name="i")(jnp.array([1., 3.]))
     Array([0.25, 0.75], dtype=float32)
     """
+    _no_groups(axis_index_groups, "psum")
     axes = _names(axis_name)
-    return tree_map(lambda leaf: psum_p.bind(to_operand(leaf), axes=axes), x)
+    return tree_map(lambda leaf: psum_p.bind(_bool_as_int(leaf), axes=axes), x)
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum of ``x`` over the named axis."""
+    _no_groups(axis_index_groups, "pmax")
     axes = _names(axis_name)
     return tree_map(lambda leaf: pmax_p.bind(to_operand(leaf), axes=axes), x)
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum of ``x`` over the named axis."""
+    _no_groups(axis_index_groups, "pmin")
     axes = _names(axis_name)
     return tree_map(lambda leaf: pmin_p.bind(to_operand(leaf), axes=axes), x)
 
 
-def pmean(x, axis_name):
-    """Mean of ``x`` over the named axis."""
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of ``x`` over the named axis: ``psum(x) / size`` with NumPy's true division, so
+    integer and boolean means are floating point, as in JAX.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> xjax.vmap(lambda v: xjax.lax.pmean(v, "i"), axis_name="i")(jnp.array([1, 2]))
+    Array([1.5, 1.5], dtype=float32)
+    """
     from xjax import lax
-    axes = _names(axis_name)
+    _no_groups(axis_index_groups, "pmean")
     size = axis_size(axis_name)
 
-    def mean(leaf):
-        total = psum_p.bind(to_operand(leaf), axes=axes)
-        return lax.div(total, lax.convert_element_type(size, get_aval(total).dtype))
-    return tree_map(mean, x)
+    def mean(total):
+        aval = get_aval(total)
+        dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_float_dtype()
+        total = _convert_element_type(total, dtype, weak_type=aval.weak_type)
+        return lax.div(total, Array(np.asarray(size, dtype), weak_type=True))
+    return tree_map(mean, psum(x, axis_name))
 
 
 def axis_size(axis_name) -> int:
@@ -316,7 +345,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
 def _no_groups(axis_index_groups, api: str) -> None:
     if axis_index_groups is not None:
         raise NotImplementedError(f"{api}: axis_index_groups is not supported under vmap "
-                                  "(as in JAX); xjax has no pmap or shard_map")
+                                  "(as in JAX), nor yet under xjax's pmap and shard_map")
 
 
 def _canonical_axis(axis, rank: int, what: str) -> int:
