@@ -201,4 +201,62 @@ def generic_reduce_window(operand, init_value, computation, window_dimensions,
     return tree_unflatten(operand_tree, outs)
 
 
-__all__ = ["reduce_window_p", "generic_reduce_window"]
+def _scalar_jaxpr(fun, dtype, what):
+    """``fun(a, b)`` on scalars of ``dtype``, traced to a closed jaxpr with one output."""
+    aval = ShapedArray((), np.dtype(dtype))
+    pair_tree = tree_flatten((0, 0))[1]
+    traced = trace_function(fun, pair_tree, [aval, aval], what)
+    if traced.out_tree != tree_flatten(0)[1]:
+        raise TypeError(f"{what} must return one scalar, got {traced.out_tree}")
+    return _closed_with_consts(traced.jaxpr, traced.consts)
+
+
+def select_and_scatter(operand, select, window_dimensions, window_strides, padding, source,
+                       init_value, scatter):
+    """XLA's SelectAndScatter: in each window of ``operand`` select one element with
+    ``select`` (a ``(current, candidate) -> bool`` "keep current" test), and combine the
+    window's ``source`` element into the output there with ``scatter``.
+
+    Parameters
+    ----------
+    operand : array
+    select : callable
+        ``(a, b) -> bool`` on scalars of ``operand``'s dtype, e.g. ``lax.ge`` (max pooling).
+    window_dimensions, window_strides : sequence of int
+    padding : sequence of (int, int)
+        Only zeros are supported (XLA's padded form has crashed on CPU and GPU).
+    source : array
+        One element per window.
+    init_value : scalar
+        The output's value where nothing is scattered.
+    scatter : callable
+        ``(a, b) -> c`` on scalars of ``source``'s dtype, e.g. ``lax.add``.
+
+    Returns
+    -------
+    array
+        Of ``operand``'s shape and ``source``'s dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xjax import lax
+    >>> from xjax.control_flow.reduce_window import select_and_scatter
+    >>> select_and_scatter(np.array([1., 3., 2., 2.], np.float32), lax.ge, (2,), (2,),
+    ...                    ((0, 0),), np.array([5., 7.], np.float32), np.float32(0), lax.add)
+    Array([0., 5., 7., 0.], dtype=float32)
+    """
+    from xjax.lax.select_and_scatter import select_and_scatter_p
+    operand, source, init_value = (to_operand(a) for a in (operand, source, init_value))
+    select_jaxpr = _scalar_jaxpr(select, get_aval(operand).dtype, "select_and_scatter select")
+    scatter_jaxpr = _scalar_jaxpr(scatter, get_aval(init_value).dtype,
+                                  "select_and_scatter scatter")
+    return select_and_scatter_p.bind(
+        operand, source, init_value, select_jaxpr=select_jaxpr, select_consts=(),
+        scatter_jaxpr=scatter_jaxpr, scatter_consts=(),
+        window_dimensions=tuple(int(w) for w in window_dimensions),
+        window_strides=tuple(int(s) for s in window_strides),
+        padding=tuple((int(lo), int(hi)) for lo, hi in padding))
+
+
+__all__ = ["reduce_window_p", "generic_reduce_window", "select_and_scatter"]

@@ -20,10 +20,11 @@ import operator
 
 import numpy as np
 
+from xjax.core import dtypes
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.ad_helpers import linear_jvp_of
-from xjax.lax.ad_rules import Zero, get_aval, instantiate, transpose_by_parts
+from xjax.lax.ad_rules import Zero, get_aval, instantiate, tangent_aval, transpose_by_parts
 from xjax.lax.batch_rules import move_axis
 from xjax.lax.convolution import conv_dimension_numbers, conv_general_dilated, padtype_to_pads
 from xjax.lax.reduce import accumulation_dtype, max_identity, min_identity, scalar_region
@@ -195,45 +196,19 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
         window_dilation=window_dilation)
 
 
-def _taps(x, fill, out_shape, params):
-    """The operand under each window tap (lax slices of the padded operand, so linear in
-    ``x`` when ``fill`` is 0)."""
-    from xjax.lax.slicing import slice as lax_slice
-    config = tuple((lo, hi, d - 1) for (lo, hi), d in
-                   zip(params["padding"], params["base_dilation"], strict=True))
-    padded = pad(x, scalar_constant(fill, get_aval(x).dtype), config)
-    taps = []
-    for offsets in itertools.product(*(range(w) for w in params["window_dimensions"])):
-        starts = [o * wd for o, wd in zip(offsets, params["window_dilation"], strict=True)]
-        limits = [s0 + (n - 1) * s + 1 if n else s0 for s0, n, s in
-                  zip(starts, out_shape, params["window_strides"], strict=True)]
-        taps.append(lax_slice(padded, starts, limits, params["window_strides"]))
-    return taps
-
-
-def _chooser_jvp(name, identity):
-    """The tangent of a max/min window reduction is the tangent at the first element of
-    each window (row-major order of taps) that equals the result, as XLA's select picks."""
+def _chooser_jvp(name, select_name):
+    """The tangent of a max/min window reduction, as JAX writes it: ``select_and_gather_add``
+    of the tangent (the tangent at the element each window selects with ``ge``/``le``)."""
 
     def jvp(primals, tangents, **params):
-        from xjax import lax
+        from xjax.lax import compare
+        from xjax.lax.select_and_scatter import select_and_gather_add_p
         (x,), (t,) = primals, tangents
         out = _CHOOSERS[name].bind(x, **params)
-        if type(t) is Zero:
-            return out, Zero(t.aval)
-        out_shape = get_aval(out).shape
-        dtype = get_aval(x).dtype
-        x_taps = _taps(x, identity(dtype), out_shape, params)
-        t_taps = _taps(instantiate(t), 0, out_shape, params)
-        zeros = lax.full_like(out, 0)
-        taken = None
-        t_out = zeros
-        for x_tap, t_tap in zip(x_taps, t_taps, strict=True):
-            hit = lax.eq(x_tap, out)
-            pick = hit if taken is None else lax.bitwise_and(hit, lax.bitwise_not(taken))
-            taken = hit if taken is None else lax.bitwise_or(taken, hit)
-            t_out = lax.add(t_out, lax.select_n(pick, zeros, t_tap))
-        return out, t_out
+        if type(t) is Zero or not dtypes.is_inexact(get_aval(x).dtype):
+            return out, Zero(tangent_aval(get_aval(out)))
+        return out, select_and_gather_add_p.bind(
+            instantiate(t), x, select_prim=getattr(compare, select_name), **params)
 
     return jvp
 
@@ -264,10 +239,10 @@ reduce_window_sum_p = _window_primitive(
     transpose=transpose_by_parts(_reduce_window_sum_transpose))
 reduce_window_max_p = _window_primitive(
     "reduce_window_max", np.maximum, "max", max_identity, wide=False, accepts_bool=True,
-    jvp=_chooser_jvp("reduce_window_max", max_identity), transpose=NONLINEAR)
+    jvp=_chooser_jvp("reduce_window_max", "ge_p"), transpose=NONLINEAR)
 reduce_window_min_p = _window_primitive(
     "reduce_window_min", np.minimum, "min", min_identity, wide=False, accepts_bool=True,
-    jvp=_chooser_jvp("reduce_window_min", min_identity), transpose=NONLINEAR)
+    jvp=_chooser_jvp("reduce_window_min", "le_p"), transpose=NONLINEAR)
 
 _CHOOSERS = {"reduce_window_sum": reduce_window_sum_p, "reduce_window_max": reduce_window_max_p,
              "reduce_window_min": reduce_window_min_p}
@@ -498,7 +473,12 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
                                 preferred_element_type=preferred_element_type)
 
 
+# the derivative primitives of max/min pooling (they use this module's window helpers)
+from xjax.lax.select_and_scatter import (  # noqa: E402
+    select_and_gather_add_p, select_and_scatter_add_p, select_and_scatter_p)
+
 __all__ = ["reduce_window", "reduce_window_sum_p", "reduce_window_max_p",
+           "select_and_gather_add_p", "select_and_scatter_add_p", "select_and_scatter_p",
            "reduce_window_min_p", "reduce_window_shape_tuple", "conv_transpose",
            "conv_transpose_shape_tuple",
            "conv_general_dilated_patches"]
