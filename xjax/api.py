@@ -465,9 +465,36 @@ def _has_tracer_consts(closed: ClosedJaxpr) -> bool:
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """Place ``x`` (a pytree of arrays) on ``device`` (the default device if None)."""
-    from xjax.core.pytree import tree_map
+    """Place ``x`` (a pytree of arrays) on ``device`` (the default device if None).
+
+    Under a transformation (any leaf traced) it binds ``device_put`` once for all leaves,
+    as JAX does: an identity on xjax's one device, visible in jaxprs.
+    """
+    from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
     from xjax import runtime
+
+    leaves, treedef = tree_flatten(x)
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        from xjax.lax.api_helpers import copy_semantics_of, device_put_p
+        from xjax.lax.rules import to_operand
+
+        def per_leaf(value):
+            """``value`` for every leaf: one value, or a tree prefix of ``x``."""
+            if not isinstance(value, (tuple, list, dict)):
+                return [value] * len(leaves)
+            values, tree = tree_flatten(value, is_leaf=lambda t: t is None)
+            flat = []
+            for sub, v in zip(tree.flatten_up_to(x), values, strict=True):
+                flat += [v] * len(tree_flatten(sub)[0])
+            return flat
+
+        devices, srcs = per_leaf(device), per_leaf(src)
+        semantics = [copy_semantics_of(d, m) for d, m in
+                     zip(per_leaf(donate), per_leaf(may_alias), strict=True)]
+        outs = device_put_p.bind(*[to_operand(leaf) for leaf in leaves],
+                                 devices=tuple(devices), srcs=tuple(srcs),
+                                 copy_semantics=tuple(semantics))
+        return tree_unflatten(treedef, outs)
 
     from xjax.core.sharding_types import Sharding, resolve_put_target
     if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)

@@ -1,6 +1,7 @@
 """Rule-check records of the derivative primitives of max/min pooling
-(``select_and_gather_add``, ``select_and_scatter_add``) and of the general
-``select_and_scatter``.
+(``select_and_gather_add``, ``select_and_scatter_add``), of the general
+``select_and_scatter``, and of the placement identities ``device_put`` and
+``sharding_constraint``.
 
 Operands are distinct values: under ties XLA's compiled reduce_window may visit a window in
 another order than the row-major NumPy impl (both pick a maximal element)."""
@@ -11,7 +12,7 @@ from xjax import lax
 from xjax.lax.select_and_scatter import select_and_gather_add_p, select_and_scatter_add_p
 from xjax.lax.windowed import reduce_window_shape_tuple
 from xjax.testing.op_records.shape import by_precision
-from xjax.testing.op_table import INTS, OpRecord
+from xjax.testing.op_table import BOOL, FLOATS, INTS, OpRecord
 
 _SHAPE = (5, 6)
 
@@ -108,7 +109,21 @@ def _general_args(rng, shapes, dtype):
     return [_distinct(dtype, shapes[0], rng), rng.integers(0, 10, shapes[1]).astype(dtype)]
 
 
+def _device_put(x):
+    from xjax.lax.api_helpers import ArrayCopySemantics, device_put_p
+    return device_put_p.bind(x, devices=(None,), srcs=(None,),
+                             copy_semantics=(ArrayCopySemantics.REUSE_INPUT,))[0]
+
+
+def _sharding_constraint(x):
+    import xjax
+    from xjax.core.sharding_types import SingleDeviceSharding
+    return lax.with_sharding_constraint(x, SingleDeviceSharding(xjax.devices()[0]))
+
+
 RECORDS = [
+    OpRecord("device_put", _device_put, [(3, 4)], FLOATS + INTS + BOOL),
+    OpRecord("sharding_constraint", _sharding_constraint, [(3, 4)], FLOATS + INTS + BOOL),
     *_gather_records(),
     *_scatter_records(),
     # the general form holds traced computations; JAX gives it no derivative rules

@@ -1,0 +1,73 @@
+"""device_put_p and sharding_constraint_p: identities on one device that appear in jaxprs as
+JAX's do, with jvp, transpose and batching; compared with JAX where installed."""
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.sharding import Mesh, PartitionSpec as P, SingleDeviceSharding, set_mesh
+
+
+def _x():
+    return jnp.arange(12.0).reshape(3, 4)
+
+
+def test_device_put_jaxprs_match_jax():
+    jax = pytest.importorskip("jax")
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    pairs = [(lambda api: (lambda x: api.device_put(x))),
+             (lambda api: api.grad(lambda x: api.device_put(x).sum())),
+             (lambda api: (lambda x: api.device_put((x, 2 * x), may_alias=False)))]
+    for make in pairs:
+        assert str(xjax.make_jaxpr(make(xjax))(x)) == str(jax.make_jaxpr(make(jax))(x))
+
+
+def test_device_put_values_under_transformations():
+    x = _x()
+    f = lambda x: (xjax.device_put(x) ** 2).sum()  # noqa: E731
+    np.testing.assert_allclose(xjax.grad(f)(x), 2 * np.asarray(x))
+    np.testing.assert_allclose(xjax.jit(xjax.grad(f))(x), 2 * np.asarray(x))
+    _, t = xjax.jvp(lambda x: xjax.device_put(x), (x,), (jnp.ones_like(x),))
+    np.testing.assert_array_equal(t, np.ones((3, 4)))
+    a, b = xjax.vmap(lambda x: xjax.device_put((x, 2 * x)))(x)
+    np.testing.assert_array_equal(b, 2 * np.asarray(x))
+    with pytest.raises(ValueError, match="donate=True"):
+        xjax.grad(lambda x: xjax.device_put(x, donate=True).sum())(x)
+
+
+def test_sharding_constraint_binds_and_differentiates():
+    x = _x()
+    s = SingleDeviceSharding(xjax.devices()[0])
+    f = lambda x: lax.with_sharding_constraint(x, s)  # noqa: E731
+    text = str(xjax.make_jaxpr(f)(x))
+    assert "sharding_constraint[" in text and "unconstrained_dims=frozenset({})" in text
+    np.testing.assert_array_equal(f(x), x)
+    g = xjax.grad(lambda x: (f(x) ** 2).sum())
+    np.testing.assert_allclose(xjax.jit(g)(x), 2 * np.asarray(x))
+    np.testing.assert_array_equal(xjax.vmap(f)(x), x)
+    assert "sharding_constraint" in str(xjax.make_jaxpr(g)(x))
+
+
+def test_sharding_constraint_with_partition_spec_needs_a_mesh():
+    x = _x()
+    with pytest.raises(RuntimeError, match="mesh"):
+        lax.with_sharding_constraint(x, P("x"))
+    mesh = Mesh(np.array(xjax.devices()[:1]), ("x",))
+    with set_mesh(mesh):
+        f = lambda x: lax.with_sharding_constraint(x, P("x", P.UNCONSTRAINED))  # noqa: E731
+        text = str(xjax.make_jaxpr(f)(x))
+        assert "unconstrained_dims=frozenset({1})" in text and "NamedSharding" in text
+        np.testing.assert_array_equal(xjax.jit(f)(x), x)
+
+
+def test_sharding_constraint_jaxpr_matches_jax_but_mesh():
+    jax = pytest.importorskip("jax")
+    x = np.ones((2, 3), np.float32)
+    ours = str(xjax.make_jaxpr(lambda x: lax.with_sharding_constraint(
+        x, SingleDeviceSharding(xjax.devices()[0])))(x))
+    theirs = str(jax.make_jaxpr(lambda x: jax.lax.with_sharding_constraint(
+        x, jax.sharding.SingleDeviceSharding(jax.devices()[0])))(x))
+    drop_mesh = lambda t: [ln for ln in t.splitlines() if "context_mesh" not in ln]  # noqa
+    assert drop_mesh(ours) == drop_mesh(theirs)
