@@ -71,3 +71,35 @@ def test_sharding_constraint_jaxpr_matches_jax_but_mesh():
         x, jax.sharding.SingleDeviceSharding(jax.devices()[0])))(x))
     drop_mesh = lambda t: [ln for ln in t.splitlines() if "context_mesh" not in ln]  # noqa
     assert drop_mesh(ours) == drop_mesh(theirs)
+
+
+def test_approx_top_k_matches_jax():
+    jax = pytest.importorskip("jax")
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    x[0, 1], x[0, 2] = -0.0, 0.0
+    makers = [lambda L: (lambda x: L.approx_max_k(x, 2)),
+              lambda L: (lambda x: L.approx_min_k(x, 3, reduction_dimension=0,
+                                                  recall_target=0.9))]
+    for make in makers:
+        assert str(xjax.make_jaxpr(make(lax))(x)) == str(jax.make_jaxpr(make(jax.lax))(x))
+        want = make(jax.lax)(x)
+        for got in (make(lax)(x), xjax.jit(make(lax))(x)):
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+        grad = xjax.grad(lambda x: (make(lax)(x)[0] ** 2).sum())(x)
+        np.testing.assert_array_equal(
+            grad, jax.grad(lambda x: (make(jax.lax)(x)[0] ** 2).sum())(x))
+        values, indices = xjax.vmap(make(lax))(np.stack([x, -x]))
+        np.testing.assert_array_equal(values[0], want[0])
+        np.testing.assert_array_equal(indices[1], make(lax)(-x)[1])
+
+
+def test_approx_top_k_numpy_reference_and_errors():
+    x = np.array([[3., 1., 4., 1., 5.], [9., 2., 6., 5., 3.]], np.float32)
+    values, indices = lax.approx_max_k(x, 2)
+    np.testing.assert_array_equal(values, [[5., 4.], [9., 6.]])
+    np.testing.assert_array_equal(indices, [[4, 2], [0, 2]])
+    with pytest.raises(NotImplementedError):
+        lax.approx_max_k(x, 2, aggregate_to_topk=False)
+    with pytest.raises(ValueError):
+        lax.approx_min_k(x, 6)

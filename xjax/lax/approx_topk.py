@@ -1,14 +1,11 @@
-"""``approx_max_k`` and ``approx_min_k``: exact on this runtime, as JAX's CPU lowering is.
-
-JAX binds an ``approx_top_k`` primitive whose CPU and GPU lowering is XLA's ApproxTopK
-custom call with ``is_fallback=true``, which XLA rewrites to a sort and a slice: the
-results are the exact top (or bottom) ``k``, sorted, with ``-0.0`` equal to ``0.0`` (the
-comparator is ``>``/``<``, not the total order); the sort is not stable, so the order of
-ties is unspecified there. xjax composes the same values from ``top_k`` (for the indices,
-on keys where ``-0.0`` is ``0.0``; ties keep index order) and a gather of the operand at
-those indices, so derivatives and batching come
-from those primitives' rules. No ``approx_top_k_p`` primitive is defined; jaxprs show
-``top_k`` and ``gather`` where JAX's show ``approx_top_k``.
+"""``approx_max_k`` and ``approx_min_k``, binding JAX's ``approx_top_k`` primitive: exact on
+this runtime, as JAX's CPU lowering is. JAX lowers it on CPUs and GPUs to XLA's ApproxTopK
+custom call with ``is_fallback=true``, which XLA rewrites to a sort and a slice: the exact
+top (or bottom) ``k``, sorted, with ``-0.0`` equal to ``0.0`` (the comparator is ``>``/``<``,
+not the total order); the sort is not stable, so the order of ties is unspecified there.
+xjax's rules compute the same values from ``top_k`` semantics (on keys where ``-0.0`` is
+``0.0``; ties keep index order) and a gather of the operand at those indices: the NumPy impl
+directly, the lowering by tracing that composition, the jvp by gathering the tangent.
 
 Not supported: ``aggregate_to_topk=False`` (JAX then returns a backend-sized partial
 result; NotImplementedError). With NaNs in the operand JAX's comparator is not a strict
@@ -22,19 +19,16 @@ import operator
 import numpy as np
 
 from xjax.core import dtypes
+from xjax.core.ad_util import Zero, get_aval, tangent_aval
+from xjax.core.avals import ShapedArray
+from xjax.core.primitive import NONLINEAR, Primitive
 from xjax.lax.rules import to_operand
 
-__all__ = ["approx_max_k", "approx_min_k"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p"]
 
 
 def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
                   reduction_input_size_override, aggregate_to_topk):
-    from xjax.lax.compare import eq
-    from xjax.lax.compare import select
-    from xjax.lax.elementwise import neg
-    from xjax.lax.sorting import _take_along, top_k
-    from xjax.lax.shape import full_like
-
     operand = to_operand(operand)
     k = operator.index(k)
     reduction_dimension = operator.index(reduction_dimension)
@@ -59,13 +53,79 @@ def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
             "approx_max_k/approx_min_k with aggregate_to_topk=False are not supported by "
             "xjax (JAX returns a partial, backend-sized result there); use "
             "aggregate_to_topk=True")
-    # -0.0 and 0.0 compare equal in JAX's comparator, so ties between them keep index order
+    return approx_top_k_p.bind(
+        operand, k=k, reduction_dimension=reduction_dimension,
+        recall_target=float(recall_target), is_max_k=bool(is_max_k),
+        reduction_input_size_override=int(reduction_input_size_override),
+        aggregate_to_topk=bool(aggregate_to_topk))
+
+
+def _compose(operand, *, k, reduction_dimension, is_max_k, **unused):
+    """The result with lax ops: ``top_k`` of keys where ``-0.0`` is ``0.0`` (JAX's
+    comparator ties them, so ties keep index order), and the operand gathered there."""
+    from xjax.lax.compare import eq, select
+    from xjax.lax.elementwise import neg
+    from xjax.lax.shape import full_like
+    from xjax.lax.sorting import _take_along, top_k
+    axis = reduction_dimension % len(get_aval(operand).shape)
     zero = full_like(operand, 0)
     key = select(eq(operand, zero), zero, operand)
     if not is_max_k:
         key = neg(key)
     _, indices = top_k(key, k, axis=axis)
     return [_take_along(operand, indices, axis), indices]
+
+
+def _abstract_eval(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                   reduction_input_size_override, aggregate_to_topk):
+    if not aggregate_to_topk:
+        raise NotImplementedError("approx_top_k with aggregate_to_topk=False")
+    shape = list(operand.shape)
+    shape[reduction_dimension % len(shape)] = k
+    return [ShapedArray(tuple(shape), operand.dtype, operand.weak_type),
+            ShapedArray(tuple(shape), np.dtype(np.int32))]
+
+
+def _impl(x, *, k, reduction_dimension, is_max_k, **unused):
+    from xjax.lax.sorting import _top_k_impl
+    x = np.asarray(x)
+    axis = reduction_dimension % x.ndim
+    key = np.where(x == 0, np.zeros((), x.dtype), x)
+    if not is_max_k:
+        key = -key
+    _, indices = _top_k_impl(key, k=k, axis=axis)
+    return [np.take_along_axis(x, indices.astype(np.intp), axis), indices]
+
+
+def _lower(ctx, *operands, **params):
+    from xjax.lax.linalg_common import lower_via_lax
+    return lower_via_lax(_compose, "approx_top_k", multiple_results=True)(ctx, *operands,
+                                                                          **params)
+
+
+def _jvp(primals, tangents, **params):
+    from xjax.lax.ad_rules import instantiate
+    from xjax.lax.sorting import _take_along
+    (x,), (t,) = primals, tangents
+    values, indices = approx_top_k_p.bind(x, **params)
+    index_tangent = Zero(tangent_aval(get_aval(indices)))
+    if type(t) is Zero:
+        return [values, indices], [Zero(tangent_aval(get_aval(values))), index_tangent]
+    axis = params["reduction_dimension"] % len(get_aval(x).shape)
+    return [values, indices], [_take_along(instantiate(t), indices, axis), index_tangent]
+
+
+def _batch(args, dims, *, reduction_dimension, **params):
+    from xjax.lax.batch_rules import move_axis
+    (x,), (d,) = args, dims
+    x = move_axis(x, d, 0)
+    dim = reduction_dimension if reduction_dimension < 0 else reduction_dimension + 1
+    return approx_top_k_p.bind(x, reduction_dimension=dim, **params), [0, 0]
+
+
+approx_top_k_p = Primitive("approx_top_k", abstract_eval=_abstract_eval, impl=_impl,
+                           lower=_lower, jvp=_jvp, transpose=NONLINEAR, batch=_batch,
+                           multiple_results=True)
 
 
 def approx_max_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,

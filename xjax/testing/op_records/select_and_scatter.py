@@ -1,7 +1,7 @@
 """Rule-check records of the derivative primitives of max/min pooling
 (``select_and_gather_add``, ``select_and_scatter_add``), of the general
-``select_and_scatter``, and of the placement identities ``device_put`` and
-``sharding_constraint``.
+``select_and_scatter``, of the placement identities ``device_put`` and
+``sharding_constraint``, and of ``approx_top_k``.
 
 Operands are distinct values: under ties XLA's compiled reduce_window may visit a window in
 another order than the row-major NumPy impl (both pick a maximal element)."""
@@ -121,7 +121,20 @@ def _sharding_constraint(x):
     return lax.with_sharding_constraint(x, SingleDeviceSharding(xjax.devices()[0]))
 
 
+def _distinct_floats(rng, shapes, dtype):
+    return [_distinct(dtype, s, rng) for s in shapes]
+
+
 RECORDS = [
+    OpRecord("approx_top_k", lambda x: lax.approx_max_k(x, 3), [(4, 6)], FLOATS,
+             make_args=_distinct_floats, name="max", grad_order=0),
+    OpRecord("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0),
+             [(4, 6)], FLOATS, make_args=_distinct_floats, name="min", grad_order=0),
+    # derivatives of the values (the indices are integers)
+    OpRecord("approx_top_k", lambda x: lax.approx_max_k(x, 3)[0], [(4, 6)], (np.float32,),
+             make_args=_distinct_floats, name="max-values"),
+    OpRecord("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0)[0],
+             [(4, 6)], (np.float32,), make_args=_distinct_floats, name="min-values"),
     OpRecord("device_put", _device_put, [(3, 4)], FLOATS + INTS + BOOL),
     OpRecord("sharding_constraint", _sharding_constraint, [(3, 4)], FLOATS + INTS + BOOL),
     *_gather_records(),
