@@ -223,3 +223,14 @@ def test_jaxprs_print_as_jax_for_derivatives_slices_and_scalar_dots():
     assert "dimension_numbers=(([], []), ([], []))" in text
     text = str(xjax.make_jaxpr(lambda x: xjax.numpy.max(x, initial=-1.0))(x))
     assert "max -1.0:f32[] b" in text
+
+
+def test_nested_jit_jaxprs_share_the_call_site_names_as_jax():
+    """JAX names a jit's inner inputs and outputs after the call's operands and results,
+    and keeps the trailing space of an equation with no operands."""
+    text = str(xjax.make_jaxpr(xjax.nn.softplus)(1.0))
+    assert text.startswith("{ lambda ; a:f32[]. let\n    b:f32[] = jit[\n      name=softplus\n"
+                           "      jaxpr={ lambda ; a:f32[]. let\n          c:bool[] = gt a")
+    assert "in (b,) }" in text
+    text = str(xjax.make_jaxpr(lambda: xjax.numpy.arange(3))())
+    assert "iota[dimension=0 dtype=int32 shape=(3,) sharding=None] \n" in text

@@ -25,6 +25,7 @@ def _name(index: int) -> str:
 class _Names:
     def __init__(self):
         self.names = {}
+        self.count = 0  # names handed out (shared names do not count)
 
     def __call__(self, var) -> str:
         if type(var) is Literal:
@@ -33,7 +34,8 @@ class _Names:
             return "_"
         name = self.names.get(var)
         if name is None:
-            name = self.names[var] = _name(len(self.names))
+            name = self.names[var] = _name(self.count)
+            self.count += 1
         return name
 
     def binder(self, var) -> str:
@@ -81,23 +83,47 @@ def _equal(a, b) -> bool:
         return False
 
 
+def _share_call_names(eqn, names: _Names) -> None:
+    """As JAX prints a jit's jaxpr: its inputs and outputs take the names of the call's
+    operands and results (a literal operand's input gets a fresh name)."""
+    closed = eqn.params.get("jaxpr")
+    jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    if not isinstance(jaxpr, Jaxpr):
+        return
+    for inner, outer in zip(jaxpr.invars, eqn.invars):
+        if type(outer) is not Literal and inner not in names.names:
+            names.names[inner] = names(outer)
+    for inner, outer in zip(jaxpr.outvars, eqn.outvars):
+        if (type(inner) is not Literal and inner not in names.names
+                and outer in names.names):
+            names.names[inner] = names.names[outer]
+
+
+def _param_order(item) -> tuple:
+    """Params sorted by name, except that ``name`` comes first (JAX prints jit's that way)."""
+    return (item[0] != "name", item[0])
+
+
 def _pp_eqn(eqn, names: _Names, indent: int, used=None) -> str:
     pad = " " * indent
     # as JAX's jaxprs, an output no later equation (or the jaxpr's result) reads is ``_``
     outs = " ".join(names.binder(v) if used is None or v in used
                     else f"_:{v.aval.str_short(True)}" for v in eqn.outvars)
     ins = " ".join(names(a) for a in eqn.invars)
-    params = {k: v for k, v in sorted(eqn.params.items()) if not _hidden(eqn.primitive, k, v)}
+    if eqn.primitive.name == "jit":
+        _share_call_names(eqn, names)
+    params = {k: v for k, v in sorted(eqn.params.items(), key=_param_order)
+              if not _hidden(eqn.primitive, k, v)}
     head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
     if not params:
-        return f"{head} {ins}".rstrip()
+        return f"{head} {ins}"
     one_line_params = " ".join(f"{k}={_param_repr(v, names, indent + 4)}"
                                for k, v in params.items())
-    line = f"{head}[{one_line_params}] {ins}".rstrip()
+    line = f"{head}[{one_line_params}] {ins}"
     if len(line) <= _WIDTH and "\n" not in line:
         return line
     body = "\n".join(f"{pad}  {k}={_param_repr(v, names, indent + 2)}" for k, v in params.items())
-    return f"{head}[\n{body}\n{pad}] {ins}".rstrip()
+    return f"{head}[\n{body}\n{pad}] {ins}"
 
 
 def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
@@ -113,7 +139,7 @@ def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     if len(jaxpr.outvars) == 1:
         outs += ","
-    one_line = f"{head} {'; '.join(e.strip() for e in eqns)} in ({outs}) }}"
+    one_line = f"{head} {'; '.join(e.lstrip() for e in eqns)} in ({outs}) }}"
     if indent + len(one_line) <= _WIDTH and not any("\n" in e for e in eqns):
         return one_line
     return "\n".join([head, *eqns, f"{pad}  in ({outs}) }}"])
