@@ -113,3 +113,13 @@ def test_vmap_rejects_outputs_that_are_not_jax_types():
     with pytest.raises(TypeError, match="Output from batched function 'hi' with type "
                                         "<class 'str'> is not a valid JAX type"):
         xjax.vmap(lambda x: (x, "hi"))(xjax.numpy.ones(2))
+
+
+def test_vmap_of_jit_keeps_unbatched_outputs_unbatched():
+    """A psum over the vmapped name inside a jit is the same for every instance, so
+    out_axes=None accepts it, as in JAX."""
+    f = xjax.jit(lambda a: xjax.lax.psum(a, "i"))
+    out = xjax.vmap(f, axis_name="i", out_axes=None)(jnp.arange(4.0))
+    np.testing.assert_array_equal(out, 6.0)
+    mixed = xjax.vmap(xjax.jit(lambda a: (a * 2, 3.0)))(jnp.arange(4.0))
+    np.testing.assert_array_equal(mixed[1], [3.0] * 4)

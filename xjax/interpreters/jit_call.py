@@ -356,28 +356,33 @@ def _jit_partial_eval_jaxpr(eqn, unknowns):
 
 
 def _jit_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, name: str):
-    """Batch the body: trace it under a BatchTrace with this trace's axis name and size;
-    every output comes out batched along axis 0."""
+    """Batch the body: trace it under a BatchTrace with this trace's axis name and size.
+    Batched outputs come out along axis 0; outputs the body leaves unbatched (a ``psum``
+    over the name, a constant) stay unbatched, as in JAX."""
     from xjax.core.ad_util import get_aval
     from xjax.interpreters.batching import batch_flat
-    from xjax.lax.batch_rules import bdim_at_front
+    from xjax.lax.batch_rules import move_axis, not_mapped
     dims = tuple(dims)
     axis_name, size = trace.axis_name, trace.axis_size
 
     def make():
         in_avals = [get_aval(v) for v in vals]
+        out_batched = []
 
         def batched_fun(*xs):
             outs, out_dims = batch_flat(
                 lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), xs, dims, axis_name,
                 size)
-            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+            out_batched[:] = [d is not not_mapped for d in out_dims]
+            return [o if d is not_mapped else move_axis(o, d, 0)
+                    for o, d in zip(outs, out_dims, strict=True)]
 
-        return _trace_flat(batched_fun, in_avals, name)
+        closed, consts = _trace_flat(batched_fun, in_avals, name)
+        return closed, consts, tuple(out_batched)
 
-    closed, consts = _derived("batch", jaxpr, (dims, axis_name, size), make)
+    closed, consts, out_batched = _derived("batch", jaxpr, (dims, axis_name, size), make)
     outs = pjit_p.bind(*consts, *vals, jaxpr=closed, name=name)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else not_mapped for b in out_batched]
 
 
 def _register_partial_eval():
