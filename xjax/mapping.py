@@ -6,7 +6,7 @@ import functools
 
 from xjax.core.ad_util import get_aval
 from xjax.core.array import Array
-from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
 from xjax.interpreters.batching import batch_flat
 from xjax.lax.batch_rules import bdim_at_front, move_axis, not_mapped
 from xjax.lax.rules import to_operand
@@ -19,17 +19,12 @@ def _is_none(x):
 def _broadcast_prefix(prefix, tree, what):
     """One entry of ``prefix`` (a pytree prefix of ``tree``, None as a leaf) per leaf of
     ``tree``."""
-    prefix_leaves, prefix_tree = tree_flatten(prefix, is_leaf=_is_none)
     try:
-        subtrees = prefix_tree.flatten_up_to(tree)
+        return prefix_leaves(prefix, tree, is_leaf=_is_none)
     except (ValueError, TypeError) as e:
         raise ValueError(f"vmap {what} specification must be a tree prefix of the "
                          f"corresponding value, got specification {prefix!r} for value tree "
                          f"{tree_flatten(tree)[1]}.") from e
-    out = []
-    for axis, subtree in zip(prefix_leaves, subtrees, strict=True):
-        out.extend([axis] * len(tree_flatten(subtree)[0]))
-    return out
 
 
 def _check_axis_spec(spec, what):

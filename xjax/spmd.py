@@ -19,7 +19,7 @@ import functools
 import math
 
 from xjax.core.ad_util import get_aval
-from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
 from xjax.core.sharding_types import (AbstractMesh, AxisType, Mesh, PartitionSpec,
                                       check_unique_names, get_mesh, spec_names)
 from xjax.interpreters.batching import batch_flat
@@ -243,17 +243,12 @@ def _check_specs(prefix, specs, manual, mesh):
 
 def _broadcast_specs(specs, tree_value, what):
     """One spec per leaf of ``tree_value`` (``specs`` is a pytree prefix of it)."""
-    spec_leaves, spec_tree = tree_flatten(specs, is_leaf=_is_spec_leaf)
     try:
-        subtrees = spec_tree.flatten_up_to(tree_value)
+        return prefix_leaves(specs, tree_value, is_leaf=_is_spec_leaf)
     except (ValueError, TypeError) as e:
         raise ValueError(f"pytree structure error: shard_map {what} {specs!r} is not a tree "
                          f"prefix of the value's structure {tree_flatten(tree_value)[1]}: "
                          f"{e}") from None
-    out = []
-    for spec, sub in zip(spec_leaves, subtrees, strict=True):
-        out.extend([spec] * len(tree_flatten(sub)[0]))
-    return out
 
 
 def _mesh_shape_msg(mesh):

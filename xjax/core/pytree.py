@@ -336,6 +336,17 @@ def _flatten_with_path(x, path, out, is_leaf, takes_path) -> tuple:
     return (kind, typ if kind == NAMEDTUPLE else None, children, None)
 
 
+
+def prefix_leaves(prefix, tree, is_leaf=None) -> list:
+    """The leaf of ``prefix`` above each leaf of ``tree`` (``prefix`` is a pytree prefix of
+    ``tree``, e.g. vmap's ``in_axes``); ValueError or TypeError when it is not a prefix."""
+    leaves, prefix_tree = tree_flatten(prefix, is_leaf=is_leaf)
+    out: list = []
+    for leaf, subtree in zip(leaves, prefix_tree.flatten_up_to(tree), strict=True):
+        out.extend([leaf] * len(tree_flatten(subtree)[0]))
+    return out
+
+
 def tree_flatten(tree, is_leaf=None):
     """Flatten a pytree into its leaves and a :class:`PyTreeDef`.
 
