@@ -234,3 +234,9 @@ def test_nested_jit_jaxprs_share_the_call_site_names_as_jax():
     assert "in (b,) }" in text
     text = str(xjax.make_jaxpr(lambda: xjax.numpy.arange(3))())
     assert "iota[dimension=0 dtype=int32 shape=(3,) sharding=None] \n" in text
+
+
+def test_jnp_stack_of_a_list_binds_the_stack_primitive_as_jax():
+    x = xjax.numpy.ones((2, 3))
+    text = str(xjax.make_jaxpr(lambda x: xjax.numpy.stack([x, x], axis=1))(x))
+    assert "b:f32[2,2,3] = stack[axis=1] a a" in text

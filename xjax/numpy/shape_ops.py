@@ -340,6 +340,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    one_array = isinstance(arrays, (Array, Tracer, np.ndarray))
     arrays = _as_list(arrays, "stack")
     if not arrays:
         raise ValueError("Need at least one array to stack.")
@@ -354,7 +355,14 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         out = np.stack(values, axis)
         return Array._from_numpy(out, ShapedArray(out.shape, out.dtype,
                                                   arrays[0]._aval.weak_type))
-    return concatenate([insert_axes(x, [axis]) for x in arrays], axis, dtype)
+    if one_array:  # JAX stacks the rows of one array by concatenation
+        return concatenate([insert_axes(x, [axis]) for x in arrays], axis, dtype)
+    if dtype is None:
+        arrays = promote_dtypes(*arrays)
+    else:
+        arrays = [convert_element_type(x, dtypes.canonicalize_dtype(dtype), False)
+                  for x in arrays]
+    return lax.stack(arrays, axis=axis)  # the stack primitive, as JAX's jaxprs show
 
 
 def hstack(tup, dtype=None):
