@@ -240,3 +240,12 @@ def test_jnp_stack_of_a_list_binds_the_stack_primitive_as_jax():
     x = xjax.numpy.ones((2, 3))
     text = str(xjax.make_jaxpr(lambda x: xjax.numpy.stack([x, x], axis=1))(x))
     assert "b:f32[2,2,3] = stack[axis=1] a a" in text
+
+
+def test_nested_jaxpr_params_break_lines_as_jax_counting_the_key():
+    """JAX lays a nested jaxpr on one line only when ``key={...}`` fits in 80 columns."""
+    x = xjax.numpy.ones((2, 3))
+    text = str(xjax.make_jaxpr(
+        lambda x: xjax.lax.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x))(x))
+    assert "      body_jaxpr={ lambda ; c:f32[2,3]. let\n          d:f32[2,3] = mul c 2.0:f32[]\n" \
+        in text

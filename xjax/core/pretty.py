@@ -42,10 +42,11 @@ class _Names:
         return f"{self(var)}:{var.aval.str_short(True)}"
 
 
-def _param_repr(value, names: _Names, indent: int) -> str:
+def _param_repr(value, names: _Names, indent: int, offset: int = 0) -> str:
+    """``offset``: columns before the value on its first line (``key=``)."""
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        return _pp_jaxpr(jaxpr, names, indent)
+        return _pp_jaxpr(jaxpr, names, indent, offset)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))
                                                   for v in value):
         pad = " " * (indent + 2)
@@ -122,11 +123,12 @@ def _pp_eqn(eqn, names: _Names, indent: int, used=None) -> str:
     line = f"{head}[{one_line_params}] {ins}"
     if len(line) <= _WIDTH and "\n" not in line:
         return line
-    body = "\n".join(f"{pad}  {k}={_param_repr(v, names, indent + 2)}" for k, v in params.items())
+    body = "\n".join(f"{pad}  {k}={_param_repr(v, names, indent + 2, len(k) + 1)}"
+                     for k, v in params.items())
     return f"{head}[\n{body}\n{pad}] {ins}"
 
 
-def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
+def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, offset: int = 0) -> str:
     """Multi-line, or on one line (equations joined by ``; ``) when that fits in the width,
     as JAX lays jaxprs out."""
     pad = " " * indent
@@ -140,7 +142,7 @@ def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
     if len(jaxpr.outvars) == 1:
         outs += ","
     one_line = f"{head} {'; '.join(e.lstrip() for e in eqns)} in ({outs}) }}"
-    if indent + len(one_line) <= _WIDTH and not any("\n" in e for e in eqns):
+    if indent + offset + len(one_line) <= _WIDTH and not any("\n" in e for e in eqns):
         return one_line
     return "\n".join([head, *eqns, f"{pad}  in ({outs}) }}"])
 
