@@ -224,3 +224,114 @@ def test_against_jax(name):
         with pytest.raises(ValueError) as my_err:
             case(sla)
         assert str(my_err.value) == str(their_err.value)
+
+
+# -- properties of the algorithms (not tied to any reference's iteration order) --------------
+
+def _rel_residual(a, x, b):
+    return np.linalg.norm(a @ np.asarray(x, np.float64) - b) / np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("method", ["batched", "incremental"])
+@pytest.mark.parametrize("restart", [3, 10, 40])
+def test_gmres_restarts_on_a_larger_system(method, restart):
+    # restart < n forces several cycles; restart == n is full GMRES
+    a, b = _general(40, seed=7)
+    x, info = sla.gmres(a, b, restart=restart, solve_method=method, tol=1e-6)
+    assert int(info) == 0
+    assert _rel_residual(a, x, b) < 1e-5
+    np.testing.assert_allclose(x, np.linalg.solve(a.astype(np.float64), b), rtol=1e-4,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_preconditioner_reaches_the_tolerance(name):
+    a, b = _spd(30, seed=5) if name == "cg" else _general(30, seed=5)
+    scale = np.linspace(1, 50, 30).astype(np.float32)  # a badly scaled system
+    a, b = a * scale[:, None] * scale[None, :], b * scale
+    d = np.diagonal(a)
+    x, _ = SOLVERS[name](a, b, M=lambda v: v / d, tol=1e-6)
+    assert _rel_residual(a, x, b) < 1e-4
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_degenerate_problems(name):
+    a, b = _spd(6, seed=2) if name == "cg" else _general(6, seed=2)
+    want = np.linalg.solve(a.astype(np.float64), b).astype(np.float32)
+    solver = SOLVERS[name]
+    # b == 0: the zero solution, no NaN from normalising a zero residual
+    x, _ = solver(a, np.zeros_like(b))
+    np.testing.assert_array_equal(x, np.zeros_like(b))
+    # x0 already the solution: returned (essentially) unchanged
+    x, _ = solver(a, b, x0=want)
+    np.testing.assert_allclose(x, want, rtol=1e-5, atol=1e-6)
+    # the identity: the Krylov space is exhausted after one step
+    x, _ = solver(lambda v: v, b)
+    np.testing.assert_allclose(x, b, rtol=1e-6, atol=1e-6)
+    # an eigenvector right-hand side: likewise a one-dimensional Krylov space
+    d = np.arange(1, 7, dtype=np.float32)
+    e = np.zeros(6, np.float32)
+    e[2] = 1
+    x, _ = solver(lambda v: d * v, e)
+    np.testing.assert_allclose(x, e / 3, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["batched", "incremental"])
+def test_gmres_singular_operator_reports_nan(method):
+    _, b = _general(5)
+    x, info = sla.gmres(lambda v: v * 0, b, solve_method=method)
+    assert int(info) == -1 and np.isnan(np.asarray(x)).all()
+
+
+@pytest.mark.parametrize("name", ["bicgstab", "gmres", "gmres_incremental"])
+def test_complex_non_hermitian(name):
+    rng = np.random.default_rng(3)
+    n = 12
+    a = (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+         + 3 * n ** 0.5 * np.eye(n)).astype(np.complex64)
+    b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    x, _ = SOLVERS[name](a, b, tol=1e-6)
+    assert x.dtype == np.complex64
+    np.testing.assert_allclose(x, np.linalg.solve(a.astype(np.complex128), b), rtol=1e-4,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_vmap_lanes_converging_at_different_times(name):
+    # one lane is already solved (b == 0), one is easy, one needs many iterations/cycles
+    a, b = _spd(12, seed=4) if name == "cg" else _general(12, seed=4)
+    rhs = np.stack([np.zeros_like(b), a[:, 0], b])
+    extra = {"restart": 3} if name.startswith("gmres") else {}
+    xs = vmap(lambda r: SOLVERS[name](a, r, tol=1e-6, **extra)[0])(rhs)
+    for x, r in zip(xs, rhs):
+        np.testing.assert_allclose(x, np.linalg.solve(a.astype(np.float64), r), rtol=1e-4,
+                                   atol=1e-5)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_pytree_with_mixed_real_and_complex_leaves(name):
+    # a diagonal operator on (real vector, complex matrix): each leaf keeps its dtype
+    b = (np.array([1.0, 2.0], np.float32), np.full((2, 2), 1 + 2j, np.complex64))
+    x, _ = SOLVERS[name](lambda t: (2 * t[0], 4 * t[1]), b)
+    assert x[0].dtype == np.float32 and x[1].dtype == np.complex64
+    np.testing.assert_allclose(x[0], b[0] / 2, rtol=1e-5)
+    np.testing.assert_allclose(x[1], b[1] / 4, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["bicgstab", "gmres", "gmres_incremental"])
+def test_grad_of_a_pytree_solve_under_jit(name):
+    a1, b1 = _general(3, seed=8)
+    a2, b2 = _general(2, seed=9)
+
+    def loss(a1, a2):
+        x, _ = SOLVERS[name](lambda t: {"p": jnp.dot(a1, t["p"]), "q": jnp.dot(a2, t["q"])},
+                             {"p": b1, "q": b2}, tol=1e-7)
+        return jnp.sum(x["p"]) + jnp.sum(x["q"] ** 2)
+
+    g1, g2 = jit(grad(loss, argnums=(0, 1)))(a1, a2)
+    a1_64, a2_64 = a1.astype(np.float64), a2.astype(np.float64)
+    x1, x2 = np.linalg.solve(a1_64, b1), np.linalg.solve(a2_64, b2)
+    # d/dA of w . A^-1 b is -(A^-T w) x^T
+    lam1, lam2 = np.linalg.solve(a1_64.T, np.ones(3)), np.linalg.solve(a2_64.T, 2 * x2)
+    np.testing.assert_allclose(g1, -np.outer(lam1, x1), rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(g2, -np.outer(lam2, x2), rtol=1e-3, atol=1e-5)
