@@ -277,6 +277,15 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
 
 # -- StableHLO --
 
+def dot_dimension_numbers_attr(dimension_numbers) -> str:
+    """The ``#stablehlo.dot<...>`` attribute of dot_general's dimension numbers."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    fields = [("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
+              ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)]
+    dnums = ", ".join(f"{name} = {_dims(dims)}" for name, dims in fields if dims)
+    return f"#stablehlo.dot<{dnums}>"
+
+
 def _dims(values) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
@@ -292,11 +301,7 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred
     if lhs_aval.dtype != rhs_aval.dtype:  # as JAX on CPU/GPU: both to the result type
         lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=out_aval.dtype)))
         rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=out_aval.dtype)))
-    (lc, rc), (lb, rb) = dimension_numbers
-    fields = [("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
-              ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)]
-    dnums = ", ".join(f"{name} = {_dims(dims)}" for name, dims in fields if dims)
-    attrs = {"dot_dimension_numbers": f"#stablehlo.dot<{dnums}>"}
+    attrs = {"dot_dimension_numbers": dot_dimension_numbers_attr(dimension_numbers)}
     if precision is not None:
         attrs["precision_config"] = "[" + ", ".join(
             f"#stablehlo<precision {p.name}>" for p in precision) + "]"

@@ -30,9 +30,9 @@ from xjax.core.primitive import Primitive
 from xjax.lax.ad_helpers import late_rule, operand_aval
 from xjax.lax.ad_rules import jvp_by_parts, transpose_by_parts
 from xjax.lax.batch_rules import bdim_at_front, batch_size
-from xjax.lax.dot import (Precision, _dimension_numbers, _dims, _dot_dtype,
-                          _dot_general_impl, _dot_shape, _is_algorithm, canonicalize_precision,
-                          dot_general, dot_general_p)
+from xjax.lax.dot import (Precision, _dimension_numbers, _dot_dtype, _dot_general_impl,
+                          _dot_shape, _is_algorithm, canonicalize_precision,
+                          dot_dimension_numbers_attr, dot_general, dot_general_p)
 from xjax.lax.linalg_common import lower_via_lax
 from xjax.lax.shape import as_operand
 from xjax.lowering.stablehlo import aval_type, element_type
@@ -292,11 +292,7 @@ def algorithm_lower(ctx, lhs, rhs, *, dimension_numbers, precision):
         lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=lhs_t)))
     if rhs_t != rhs_aval.dtype:
         rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=rhs_t)))
-    (lc, rc), (lb, rb) = dimension_numbers
-    fields = [("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
-              ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)]
-    dnums = ", ".join(f"{name} = {_dims(dims)}" for name, dims in fields if dims)
-    attrs = {"dot_dimension_numbers": f"#stablehlo.dot<{dnums}>"}
+    attrs = {"dot_dimension_numbers": dot_dimension_numbers_attr(dimension_numbers)}
     if attr is not None:
         attrs["algorithm"] = attr
     acc_aval = out_aval.update(dtype=acc)
