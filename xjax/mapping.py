@@ -109,14 +109,19 @@ def _normalize_axes(flat_args, axes, fun):
         if axis is None:
             out.append(not_mapped)
             continue
-        ndim = len(get_aval(x).shape)
-        if not -ndim <= axis < ndim:
-            raise ValueError(f"vmap was requested to map its argument along axis {axis}, "
-                             f"which implies that its rank should be at least "
-                             f"{axis + 1 if axis >= 0 else -axis}, but is only {ndim} (its "
-                             f"shape is {get_aval(x).shape})")
-        out.append(axis % ndim)
+        out.append(normalize_mapped_axis(x, axis, "vmap"))
     return out
+
+
+def normalize_mapped_axis(x, axis: int, transform: str) -> int:
+    """``axis`` of ``x`` made non-negative, or JAX's ValueError naming ``transform``."""
+    ndim = len(get_aval(x).shape)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{transform} was requested to map its argument along axis {axis}, "
+                         f"which implies that its rank should be at least "
+                         f"{axis + 1 if axis >= 0 else -axis}, but is only {ndim} (its "
+                         f"shape is {get_aval(x).shape})")
+    return axis % ndim
 
 
 def _mapped_size(flat_args, axes, axis_size, args, in_tree):

@@ -227,15 +227,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
 
 def _normalize_axis(x, axis):
-    if axis is None:
-        return None
-    ndim = len(get_aval(x).shape)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"pmap was requested to map its argument along axis {axis}, which "
-                         f"implies that its rank should be at least "
-                         f"{axis + 1 if axis >= 0 else -axis}, but is only {ndim} (its shape "
-                         f"is {get_aval(x).shape})")
-    return axis % ndim
+    from xjax.mapping import normalize_mapped_axis
+    return None if axis is None else normalize_mapped_axis(x, axis, "pmap")
 
 
 def _axis_spec(name, axis):
