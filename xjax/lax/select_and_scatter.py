@@ -252,17 +252,22 @@ select_and_gather_add_p = Primitive(
 
 # -- select_and_scatter_add --
 
-def _scatter_abstract_eval(source, operand, *, select_prim, window_dimensions, window_strides,
-                           padding):
-    _select_info(_SCATTER, select_prim)
+def _check_source(name, source, operand, window_dimensions, window_strides, padding):
+    """Valid window params for ``operand``, and one ``source`` element per window."""
     ones = (1,) * len(operand.shape)
-    check_window_params(_SCATTER, operand.shape, window_dimensions, window_strides, padding,
+    check_window_params(name, operand.shape, window_dimensions, window_strides, padding,
                         ones, ones)
     expected = reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides,
                                          padding)
     if tuple(source.shape) != expected:
-        raise TypeError(f"{_SCATTER} source must have one element per window, shape "
+        raise TypeError(f"{name} source must have one element per window, shape "
                         f"{expected}, got {source.shape}")
+
+
+def _scatter_abstract_eval(source, operand, *, select_prim, window_dimensions, window_strides,
+                           padding):
+    _select_info(_SCATTER, select_prim)
+    _check_source(_SCATTER, source, operand, window_dimensions, window_strides, padding)
     return ShapedArray(operand.shape, source.dtype, source.weak_type)
 
 
@@ -358,14 +363,7 @@ _GENERAL = "select_and_scatter"
 def _general_abstract_eval(operand, source, init_value, *, select_jaxpr, select_consts,
                            scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
                            padding):
-    ones = (1,) * len(operand.shape)
-    check_window_params(_GENERAL, operand.shape, window_dimensions, window_strides, padding,
-                        ones, ones)
-    expected = reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides,
-                                         padding)
-    if tuple(source.shape) != expected:
-        raise TypeError(f"{_GENERAL} source must have one element per window, shape "
-                        f"{expected}, got {source.shape}")
+    _check_source(_GENERAL, source, operand, window_dimensions, window_strides, padding)
     if init_value.shape != () or init_value.dtype != source.dtype:
         raise TypeError(f"{_GENERAL} init_value must be a scalar of the source's dtype "
                         f"{source.dtype.name}, got {init_value.dtype.name}{list(init_value.shape)}")
