@@ -63,3 +63,12 @@ def test_device_put_of_traced_values_is_the_value():
     np.testing.assert_array_equal(xjax.grad(lambda x: (xjax.device_put(x) ** 2).sum())(x),
                                   [0, 2, 4])
     np.testing.assert_array_equal(xjax.vmap(lambda x: xjax.device_put(x) + 1)(x), [1, 2, 3])
+
+
+def test_device_put_rejects_targets_that_are_not_devices_or_shardings():
+    """As JAX: a ValueError naming the value (a string made it recurse forever)."""
+    for fun in (lambda x: xjax.device_put(x, "cpu"),
+                xjax.jit(lambda x: xjax.device_put(x, "cpu")),
+                lambda x: xjax.device_put((x, x), (None, 3))):
+        with pytest.raises(ValueError, match="Received invalid value"):
+            fun(np.ones(2, np.float32))

@@ -473,6 +473,13 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
     from xjax import runtime
 
+    from xjax.core.pytree import prefix_leaves
+    from xjax.core.sharding_types import Sharding
+    for target in tree_flatten(device, is_leaf=lambda t: t is None)[0]:
+        if target is not None and not isinstance(target, (runtime.Device, Sharding)):
+            raise ValueError("`xjax.device_put` only accepts `None`, an `xjax.sharding."
+                             "Sharding`, an `xjax.Device` or a pytree of these values. "
+                             f"Received invalid value: {target}")
     leaves, treedef = tree_flatten(x)
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         from xjax.lax.api_helpers import copy_semantics_of, device_put_p
@@ -482,11 +489,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             """``value`` for every leaf: one value, or a tree prefix of ``x``."""
             if not isinstance(value, (tuple, list, dict)):
                 return [value] * len(leaves)
-            values, tree = tree_flatten(value, is_leaf=lambda t: t is None)
-            flat = []
-            for sub, v in zip(tree.flatten_up_to(x), values, strict=True):
-                flat += [v] * len(tree_flatten(sub)[0])
-            return flat
+            return prefix_leaves(value, x, is_leaf=lambda t: t is None)
 
         devices, srcs = per_leaf(device), per_leaf(src)
         semantics = [copy_semantics_of(d, m) for d, m in
@@ -496,7 +499,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                                  copy_semantics=tuple(semantics))
         return tree_unflatten(treedef, outs)
 
-    from xjax.core.sharding_types import Sharding, resolve_put_target
+    from xjax.core.sharding_types import resolve_put_target
     if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)
         sharding = device
         return tree_map(lambda leaf: _put_one(leaf, resolve_put_target(
