@@ -38,6 +38,8 @@ from xjax import (custom_batching, export, ffi, monitoring, profiler, sharding, 
                   stages)
 from xjax.parallel_api import *  # noqa: F401,F403
 from xjax.transforms_extra import *  # noqa: F401,F403
+from xjax import ad_checkpoint, ops, ref  # noqa: F401
+from xjax.ref import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: F401
 
 __version__ = "0.1.0"
 from xjax import version  # noqa: E402,F401  (jax.version.__version__)
