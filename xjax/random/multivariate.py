@@ -1,10 +1,7 @@
 """Samplers that factor matrices: ``multivariate_normal`` (a factor of the covariance times
 standard normals) and ``orthogonal`` (the Q factor of a Gaussian matrix, made unique).
 
-``xjax.numpy.linalg`` is used where it exists; until it does, the Cholesky factor and the
-QR factorization are computed here column by column with ordinary array operations (exact
-algorithms, unrolled over the static matrix size), and the ``svd``/``eigh`` methods of
-``multivariate_normal`` raise NotImplementedError.
+Both factor with ``xjax.numpy.linalg`` (cholesky, eigh, svd, qr), as JAX does.
 """
 
 from __future__ import annotations
@@ -20,48 +17,18 @@ from xjax.random.keys import check_prng_key
 from xjax.random._common import numpy_module as _jnp
 
 
-def _linalg_function(name):
-    return getattr(getattr(_jnp(), "linalg", None), name, None)
-
-
-# -- factorizations --
-
-def _cholesky_columns(a):
-    """Lower Cholesky factor of the Hermitian positive definite ``a`` (..., n, n), one
-    column at a time (NaN where ``a`` is not positive definite, as LAPACK-backed JAX)."""
-    jnp = _jnp()
-    n = a.shape[-1]
-    rows = jnp.arange(n)
-    columns = []
-    for j in range(n):
-        column = a[..., :, j]
-        if columns:
-            previous = jnp.stack(columns, axis=-1)  # (..., n, j)
-            column = column - jnp.sum(previous * jnp.conj(previous[..., j:j + 1, :]), axis=-1)
-        pivot = jnp.sqrt(jnp.real(column[..., j:j + 1]).astype(column.dtype))
-        column = jnp.where(rows >= j, column / pivot, jnp.zeros((), column.dtype))
-        columns.append(column)
-    return jnp.stack(columns, axis=-1)
-
-
-def _cholesky(cov):
-    cholesky = _linalg_function("cholesky")
-    return cholesky(cov) if cholesky is not None else _cholesky_columns(cov)
-
-
-def _orthonormal_columns(z):
-    """The Q of ``z = QR`` (..., m, n), m >= n, with R's diagonal positive: classical
-    Gram-Schmidt with a second orthogonalization pass (orthogonal to rounding)."""
-    jnp = _jnp()
-    columns = []
-    for j in range(z.shape[-1]):
-        v = z[..., :, j]
-        for _ in range(2):
-            for q in columns:
-                v = v - jnp.sum(jnp.conj(q) * v, axis=-1, keepdims=True) * q
-        norm = jnp.sqrt(jnp.sum(jnp.real(jnp.conj(v) * v), axis=-1, keepdims=True))
-        columns.append(v / norm.astype(v.dtype))
-    return jnp.stack(columns, axis=-1)
+def _covariance_factor(cov, method):
+    """A matrix ``F`` (..., n, n) with ``F @ F^H == cov``: the Cholesky factor, or the
+    eigenvectors (``eigh``) / left singular vectors (``svd``) scaled by the square roots of
+    the eigenvalues / singular values. The latter two also accept a singular ``cov``."""
+    linalg = _jnp().linalg
+    if method == "svd":
+        u, s, _ = linalg.svd(cov)
+        return u * _jnp().sqrt(s[..., None, :])
+    if method == "eigh":
+        w, v = linalg.eigh(cov)
+        return v * _jnp().sqrt(w[..., None, :])
+    return linalg.cholesky(cov)
 
 
 # -- multivariate normal --
@@ -77,24 +44,7 @@ def _multivariate_normal(key, mean, cov, *, shape, dtype, method):
         shape = tuple(np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
     else:
         check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
-    if method == "svd":
-        svd = _linalg_function("svd")
-        if svd is None:
-            raise NotImplementedError("multivariate_normal(method='svd') needs "
-                                      "xjax.numpy.linalg.svd, which xjax does not have yet; "
-                                      "use method='cholesky'")
-        u, s, _ = svd(cov)
-        factor = u * jnp.sqrt(s[..., None, :])
-    elif method == "eigh":
-        eigh = _linalg_function("eigh")
-        if eigh is None:
-            raise NotImplementedError("multivariate_normal(method='eigh') needs "
-                                      "xjax.numpy.linalg.eigh, which xjax does not have yet; "
-                                      "use method='cholesky'")
-        w, v = eigh(cov)
-        factor = v * jnp.sqrt(w[..., None, :])
-    else:
-        factor = _cholesky(cov)
+    factor = _covariance_factor(cov, method)
     samples = normal_impl(key, (*shape, n), dtype)
     return mean + jnp.matmul(factor, samples[..., None])[..., 0]
 
@@ -149,14 +99,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
 @sampler_jit(static_argnames=("n", "m", "shape", "dtype"))
 def _orthogonal(key, *, n, m, shape, dtype):
     z = normal_impl(key, (*shape, max(n, m), min(n, m)), dtype)
-    qr = _linalg_function("qr")
-    if qr is not None:
-        jnp = _jnp()
-        q, r = qr(z)
-        d = jnp.diagonal(r, 0, -2, -1)
-        q = q * jnp.expand_dims(d / jnp.abs(d).astype(d.dtype), -2)
-    else:
-        q = _orthonormal_columns(z)  # R's diagonal is already positive
+    jnp = _jnp()
+    q, r = jnp.linalg.qr(z)
+    # Make the factorization unique (R's diagonal positive), so Q is Haar distributed.
+    d = jnp.diagonal(r, 0, -2, -1)
+    q = q * jnp.expand_dims(d / jnp.abs(d).astype(d.dtype), -2)
     return q.mT if n < m else q
 
 
