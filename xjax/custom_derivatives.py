@@ -7,8 +7,11 @@ custom_derivatives.py), so staging keeps the primal and differentiation uses the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import types
+from collections.abc import Sequence
 
 from xjax.core import dtypes
 from xjax.core.ad_util import UndefinedPrimal, get_aval
@@ -20,9 +23,14 @@ from xjax.interpreters.custom_derivatives import (checkpoint_p, custom_jvp_call_
                                                   custom_vjp_call_p)
 from xjax.interpreters.eval import EvalTrace
 from xjax.interpreters.jit_call import consts_as_args
+from xjax.interpreters.partial_eval import (Offloadable, Recompute, Saveable,
+                                            everything_saveable, nothing_saveable)
 from xjax.interpreters.staging import trace_to_jaxpr
 from xjax.interpreters.transpose import backward_pass
 from xjax.lax.ad_rules import instantiate, tangent_aval
+from xjax.lax.checkpoint_name import name_p
+from xjax.lax.convolution import conv_general_dilated_p
+from xjax.lax.dot import dot_general_p
 from xjax.lax.rules import to_operand
 
 
@@ -340,40 +348,175 @@ def _maybe_perturbed(value) -> bool:
 
 # -- checkpoint --
 
-class checkpoint_policies:
-    """Which intermediates ``checkpoint`` may save instead of recomputing."""
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the outputs of matrix products (``dot_general``; also ``conv_general_dilated``
+    unless ``only_if_no_batch_dims``, which keeps only dots without batch dimensions)."""
 
-    nothing_saveable = "nothing_saveable"
-    everything_saveable = "everything_saveable"
+    only_if_no_batch_dims: bool
 
-    @staticmethod
-    def _unsupported(name):
-        def policy(*args, **kwargs):
-            raise NotImplementedError(f"checkpoint policy {name} is not supported yet; use "
-                                      "nothing_saveable (the default) or everything_saveable")
-        policy.__name__ = name
-        return policy
+    def __call__(self, prim, *avals, **params):
+        if self.only_if_no_batch_dims:
+            return prim is dot_general_p and _no_batch_dims(params)
+        return prim is dot_general_p or prim is conv_general_dilated_p
 
 
-for _name in ("dots_saveable", "checkpoint_dots", "dots_with_no_batch_dims_saveable",
-              "checkpoint_dots_with_no_batch_dims", "save_anything_except_these_names",
-              "save_any_names_but_these", "save_only_these_names", "save_from_both_policies",
-              "offload_dot_with_no_batch_dims", "save_and_offload_only_these_names"):
-    setattr(checkpoint_policies, _name, checkpoint_policies._unsupported(_name))
+def _no_batch_dims(params) -> bool:
+    (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    return not lhs_batch and not rhs_batch
 
 
-def _policy_name(policy):
-    if policy is None:
-        return "nothing_saveable"
-    if policy in ("nothing_saveable", "everything_saveable"):
-        return policy
-    raise NotImplementedError(f"checkpoint policy {getattr(policy, '__name__', policy)} is not "
-                              "supported yet; use nothing_saveable (the default) or "
-                              "everything_saveable")
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save only values named (``checkpoint_name``) with one of ``saveable_names``."""
+
+    saveable_names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save only named values, except those named with one of ``names``."""
+
+    names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Save any value (not only named ones) except the names given.
+
+    As in JAX 0.10.2, the names are not consulted: the policy saves everything.
+    """
+    return lambda *_, **__: True
+
+
+def save_any_names_but_these(*names_not_to_save):
+    """Save only named values (outputs of ``checkpoint_name``), except the names given."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    """Save only named values, and only those with one of the names given.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> from xjax.ad_checkpoint import checkpoint_name
+    >>> policy = xjax.checkpoint_policies.save_only_these_names("y")
+    >>> f = xjax.checkpoint(lambda x: jnp.sin(checkpoint_name(jnp.sin(x), "y")),
+    ...                     policy=policy)
+    >>> round(float(xjax.grad(f)(0.0)), 6)
+    1.0
+    """
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Like ``dots_with_no_batch_dims_saveable``, but offloading the saved dots from memory
+    ``offload_src`` to ``offload_dst`` (xjax has one memory space: they are saved)."""
+    def policy(prim, *_, **params):
+        if prim is dot_general_p and _no_batch_dims(params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src, offload_dst):
+    """Like ``save_only_these_names``, also offloading the values named with one of
+    ``names_which_can_be_offloaded`` (xjax has one memory space: they are saved)."""
+    saved = set(names_which_can_be_saved)
+    offloaded = set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+            f"and the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """The logical OR of two policies answering booleans: a value is saved when either
+    policy saves it."""
+    def policy(prim, *args, **params):
+        out1 = policy_1(prim, *args, **params)
+        out2 = policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                f"The return value of the policies should be a boolean. Got: {out1} and "
+                f"{out2}. Please write a custom policy function directly, rather than "
+                "using this helper function.")
+        return out1 or out2
+    return policy
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+# ``jax.checkpoint_policies``: a policy is called as ``policy(primitive, *in_avals, **params)``
+# on each equation of a checkpointed function whose operands are all known, and answers
+# whether its outputs may be saved (a bool, ``Saveable``, ``Recompute`` or ``Offloadable``).
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names)
+
+
+def _static_argnums_tuple(static_argnums):
+    if type(static_argnums) is int:
+        return (static_argnums,)
+    if not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+        raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must "
+                        f"be an int, tuple of ints or, bool, but got value {static_argnums}")
+    return static_argnums
+
+
+def _normalized_static_argnums(static_argnums, n_args):
+    if not all(-n_args <= d < n_args for d in static_argnums):
+        raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+                         "only take integer values greater than or equal to `-len(args)` and "
+                         f"less than `len(args)`, but got {static_argnums}, while `len(args)` "
+                         f"= {n_args}")
+    return tuple(sorted({d % n_args for d in static_argnums}))
 
 
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     """Recompute ``fun``'s intermediates in the backward pass instead of storing them.
+
+    Parameters
+    ----------
+    fun : callable
+        The function whose linearization points are recomputed when it is differentiated.
+    prevent_cse : bool or sequence of bool
+        JAX's guard against common-subexpression elimination undoing the recomputation.
+    policy : callable, optional
+        Which intermediates may be saved after all: one of :data:`checkpoint_policies` or
+        ``policy(primitive, *in_avals, **params) -> bool | Saveable | Recompute |
+        Offloadable``. Default: save nothing but the inputs.
+    static_argnums : int or tuple of int
+        Positional arguments that are Python values to trace with, not arrays.
 
     Examples
     --------
@@ -381,25 +524,31 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     >>> f = xjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
     >>> float(xjax.grad(f)(0.0))
     1.0
+    >>> g = xjax.checkpoint(lambda x: jnp.sin(x @ x), policy=xjax.checkpoint_policies.dots_saveable)
+    >>> float(xjax.grad(lambda x: g(x).sum())(jnp.zeros((2, 2))).sum())
+    0.0
     """
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
                                  static_argnums=static_argnums)
-    policy_name = _policy_name(policy)
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
-        tuple(static_argnums)
+    static_argnums = _static_argnums_tuple(static_argnums)
+    if isinstance(prevent_cse, Sequence) and not isinstance(prevent_cse, str):
+        prevent_cse = tuple(prevent_cse)
+    if not isinstance(prevent_cse, (tuple, bool)):
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                        f"type(prevent_cse)={type(prevent_cse)}")
 
     @functools.wraps(fun, updated=())
     def remat_fun(*args, **kwargs):
+        nums = _normalized_static_argnums(static_argnums, len(args))
         if _at_top_level():
             return fun(*args, **kwargs)
         args = _resolve_args(fun, args, kwargs)
-        static, dynamic = _split(args, static_argnums)
+        static, dynamic = _split(args, nums)
         flat_args, in_tree = tree_flatten(tuple(dynamic))
         flat_args = [to_operand(a) for a in flat_args]
-        call_jaxpr, consts, out_tree = _trace_primal(fun, static_argnums, static, flat_args,
-                                                     in_tree)
-        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy_name)
+        call_jaxpr, consts, out_tree = _trace_primal(fun, nums, static, flat_args, in_tree)
+        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy)
         return tree_unflatten(out_tree, outs)
 
     return remat_fun

@@ -275,19 +275,29 @@ def _restrict_outputs(jaxpr: ClosedJaxpr, keep) -> ClosedJaxpr:
 
 
 def _remat_partial_eval(trace, args, params):
+    """Known outputs now, unknown ones staged as a checkpoint whose residuals are what the
+    policy saves. ``nothing_saveable`` (the default) stages the whole body, its residuals
+    being the known inputs; ``everything_saveable`` splits like ``jit``; any other policy
+    goes through :func:`partial_eval_jaxpr_policy`."""
+    from xjax.interpreters.partial_eval import everything_saveable, nothing_saveable
+    policy = params["policy"]
+    if policy is None or policy is nothing_saveable:
+        return _remat_partial_eval_nothing_saved(trace, args, params)
+    if policy is everything_saveable:
+        from xjax.interpreters.jit_call import _jit_partial_eval
+        return _jit_partial_eval(trace, args, {"jaxpr": params["jaxpr"], "name": "checkpoint"})
+    return _remat_partial_eval_policy(trace, args, params)
+
+
+def _remat_partial_eval_nothing_saved(trace, args, params):
     """Known outputs now; the unknown ones staged as a checkpoint of the whole body, whose
     residuals are only its known inputs: the backward pass recomputes the rest."""
     from xjax.interpreters.partial_eval import partial_eval_jaxpr
     from xjax.interpreters.staging import StagingTrace
-    jaxpr, policy = params["jaxpr"], params["policy"]
+    jaxpr = params["jaxpr"]
     unknowns = tuple(trace.is_unknown(x) for x in args)
-    if policy == "everything_saveable":
-        from xjax.interpreters.jit_call import _jit_partial_eval
-        return _jit_partial_eval(trace, args, {"jaxpr": jaxpr, "name": "checkpoint"})
     out_unknowns = _derived("remat_pe", jaxpr, unknowns,
                             lambda: partial_eval_jaxpr(jaxpr.jaxpr, unknowns)[2])
-    known_part = _derived("remat_known", jaxpr, unknowns,
-                          lambda: _restrict_outputs(jaxpr, [not u for u in out_unknowns]))
     unknown_part = _derived("remat_unknown", jaxpr, unknowns,
                             lambda: _restrict_outputs(jaxpr, out_unknowns))
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
@@ -297,24 +307,114 @@ def _remat_partial_eval(trace, args, params):
         else:
             known_outs = []
     unknown_outs = StagingTrace.process_primitive(trace, checkpoint_p, list(args),
-                                                  {"jaxpr": unknown_part, "policy": policy})
-    del known_part
+                                                  {**params, "jaxpr": unknown_part})
     k_iter, u_iter = iter(known_outs), iter(unknown_outs)
     return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
 
 
 def _known_outputs(jaxpr, unknowns, known_args, out_unknowns):
-    from xjax.interpreters.partial_eval import partial_eval_jaxpr
-    known, _, _, n_res = _derived("remat_known_jaxpr", jaxpr, tuple(unknowns),
-                                  lambda: partial_eval_jaxpr(jaxpr.jaxpr, unknowns))
-    outs = eval_jaxpr(known, [], *known_args)
-    return outs[:len(outs) - n_res]
+    """The known outputs alone (the residuals the split would save are not computed)."""
+    from xjax.interpreters.partial_eval import dce_eqns, partial_eval_jaxpr
+
+    def make():
+        known, _, _, n_res = partial_eval_jaxpr(jaxpr.jaxpr, unknowns)
+        outs = known.outvars[:len(known.outvars) - n_res]
+        return Jaxpr([], known.invars, outs, dce_eqns(known.eqns, outs)[0])
+
+    known = _derived("remat_known_jaxpr", jaxpr, tuple(unknowns), make)
+    return eval_jaxpr(known, [], *known_args)
+
+
+def _policy_split(jaxpr: ClosedJaxpr, unknowns, policy):
+    """``partial_eval_jaxpr_policy`` of the body, memoized per (unknowns, policy) when the
+    policy is hashable."""
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr_policy
+    if not callable(policy):
+        raise TypeError(f"checkpoint policy must be a callable (one of "
+                        f"jax.checkpoint_policies or a function of a primitive, its input "
+                        f"avals and params), got {policy!r} of type {type(policy).__name__}")
+
+    def make():
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr_policy(
+            jaxpr.jaxpr, unknowns, policy)
+        return known, ClosedJaxpr(unknown, []), out_unknowns, n_res
+
+    try:
+        hash(policy)
+    except TypeError:
+        return make()
+    return _derived("remat_policy_pe", jaxpr, (tuple(unknowns), policy), make)
+
+
+def _remat_partial_eval_policy(trace, args, params):
+    from xjax.interpreters.staging import StagingTrace
+    unknowns = tuple(trace.is_unknown(x) for x in args)
+    known, unknown, out_unknowns, n_res = _policy_split(params["jaxpr"], unknowns,
+                                                        params["policy"])
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = eval_jaxpr(known, [], *known_args)
+    n_known = len(known_outs) - n_res
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    unknown_outs = StagingTrace.process_primitive(
+        trace, checkpoint_p, [*known_outs[n_known:], *unknown_args],
+        {**params, "jaxpr": unknown})
+    k_iter, u_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
+
+
+def _remat_partial_eval_jaxpr(eqn, unknowns):
+    """Split a checkpoint equation of a jaxpr: a known checkpoint computing the known outputs
+    and the residuals the policy saves, and an unknown one recomputing the rest (a residual
+    that is a known input is passed as that input)."""
+    from xjax.core.jaxpr import JaxprEqn, Var
+    from xjax.interpreters.partial_eval import nothing_saveable
+    jaxpr, policy = eqn.params["jaxpr"], eqn.params["policy"]
+    known, unknown, out_unknowns, n_res = _policy_split(jaxpr, tuple(unknowns),
+                                                        policy or nothing_saveable)
+    known_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if not u]
+    forwarded = dict(zip(known.invars, known_invars, strict=True))
+    res_vars = known.outvars[len(known.outvars) - n_res:]
+    residuals = [forwarded[v] if v in forwarded else Var(v.aval) for v in res_vars]
+    computed = [(v, r) for v, r in zip(res_vars, residuals, strict=True) if v not in forwarded]
+    known_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if not u]
+    known_body = Jaxpr([], known.invars, known.outvars[:len(known_outvars)] +
+                       [v for v, _ in computed], known.eqns)
+    known_eqn = JaxprEqn(checkpoint_p, known_invars, known_outvars + [r for _, r in computed],
+                         {**eqn.params, "jaxpr": ClosedJaxpr(known_body, [])})
+    unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
+    unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if u]
+    unknown_eqn = JaxprEqn(checkpoint_p, residuals + unknown_invars, unknown_outvars,
+                           {**eqn.params, "jaxpr": unknown})
+    return known_eqn, unknown_eqn, out_unknowns, residuals
 
 
 def _remat_transpose(cts, *operands, jaxpr: ClosedJaxpr, policy):
+    """Recompute the non-linear part of the body from the known operands, then transpose
+    the linear part. Splitting first (rather than transposing the body as it is) keeps the
+    primal outputs of nested ``checkpoint``/``jit`` equations non-linear."""
     from xjax.interpreters.transpose import backward_pass, is_undefined
-    results = backward_pass(jaxpr.jaxpr, [], list(operands), list(cts))
-    return [r if is_undefined(o) else None for r, o in zip(results, operands, strict=True)]
+    undefined = tuple(is_undefined(o) for o in operands)
+    known, linear, out_linear, n_res = _derived(
+        "remat_transpose", jaxpr, undefined, lambda: _split_for_transpose(jaxpr, undefined))
+    residuals = eval_jaxpr(known, [], *[o for o, u in zip(operands, undefined, strict=True)
+                                         if not u])
+    linear_cts = [c for c, lin in zip(cts, out_linear, strict=True) if lin]
+    linear_args = [o for o in operands if is_undefined(o)]
+    results = backward_pass(linear, [], [*residuals, *linear_args], linear_cts)
+    results = iter(results[n_res:])
+    return [next(results) if u else None for u in undefined]
+
+
+def _split_for_transpose(jaxpr: ClosedJaxpr, undefined):
+    """``(known, linear, out_linear, n_res)``: ``known`` maps the defined operands to the
+    residuals only (no dead primal outputs), ``linear`` maps residuals and the undefined
+    operands to the linear outputs."""
+    from xjax.interpreters.partial_eval import dce_eqns, partial_eval_jaxpr
+    known, linear, out_linear, n_res = partial_eval_jaxpr(jaxpr.jaxpr, undefined)
+    res_out = known.outvars[len(known.outvars) - n_res:]
+    eqns, _ = dce_eqns(known.eqns, res_out)
+    return Jaxpr([], known.invars, res_out, eqns), linear, out_linear, n_res
 
 
 def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, policy):
@@ -344,8 +444,9 @@ checkpoint_p = Primitive(
 
 
 def _register():
-    from xjax.interpreters.partial_eval import partial_eval_rules
+    from xjax.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
     partial_eval_rules[checkpoint_p] = _remat_partial_eval
+    partial_eval_jaxpr_rules[checkpoint_p] = _remat_partial_eval_jaxpr
 
 
 _register()
