@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from xjax.core import dtypes
 from xjax.core.ad_util import UndefinedPrimal, get_aval
 from xjax.core.jaxpr import eval_jaxpr
-from xjax.core.pytree import register_pytree_node, tree_flatten, tree_unflatten
+from xjax.core.pytree import prefix_leaves, register_pytree_node, tree_flatten, \
+    tree_unflatten
 from xjax.core.trace import Tracer
 from xjax.core.trace import ctx as trace_ctx
 from xjax.interpreters.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
@@ -548,7 +549,10 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         flat_args, in_tree = tree_flatten(tuple(dynamic))
         flat_args = [to_operand(a) for a in flat_args]
         call_jaxpr, consts, out_tree = _trace_primal(fun, nums, static, flat_args, in_tree)
-        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy)
+        cse = prevent_cse if isinstance(prevent_cse, bool) else (False,) * len(consts) + \
+            tuple(prefix_leaves(prevent_cse, tuple(dynamic)))
+        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy,
+                                 prevent_cse=cse, differentiated=False)
         return tree_unflatten(out_tree, outs)
 
     return remat_fun

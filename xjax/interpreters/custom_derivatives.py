@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from xjax.core.ad_util import Zero, get_aval, tangent_aval
+from xjax.core.ad_util import UndefinedPrimal, Zero, get_aval, tangent_aval
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax.core.primitive import NONLINEAR, Absent, Primitive
 from xjax.core.pytree import tree_flatten, tree_unflatten
@@ -225,19 +225,48 @@ custom_lin_p = Primitive(
 
 # -- checkpoint (remat) --
 
-def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, policy):
+# Params: ``jaxpr``; ``policy`` (None: save nothing); ``prevent_cse`` (a bool, or one bool
+# per operand); ``differentiated`` (True for the checkpoint partial evaluation stages into
+# the backward pass: its lowering puts the ``prevent_cse`` operands through an optimization
+# barrier so that XLA cannot share the recomputation with the forward pass, as in JAX).
+
+def _cse_select(prevent_cse, keep):
+    """``prevent_cse`` of a checkpoint taking the operands where ``keep`` is True."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(f for f, k in zip(prevent_cse, keep, strict=True) if k)
+
+
+def _cse_extend(prevent_cse, before=(), after=()):
+    """``prevent_cse`` of a checkpoint taking operands ``before`` + these + ``after``."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(before) + tuple(prevent_cse) + tuple(after)
+
+
+def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, **params):
     return jaxpr.out_avals
 
 
-def _remat_impl(*values, jaxpr: ClosedJaxpr, policy):
+def _remat_impl(*values, jaxpr: ClosedJaxpr, **params):
     return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *values)
 
 
-def _remat_lower(ctx, *operands, jaxpr: ClosedJaxpr, policy):
-    return lower_jaxpr_body(ctx.builder, jaxpr.jaxpr, [], list(operands))
+def _remat_lower(ctx, *operands, jaxpr: ClosedJaxpr, prevent_cse, differentiated, **params):
+    operands = list(operands)
+    flags = ((prevent_cse,) * len(operands) if isinstance(prevent_cse, bool)
+             else prevent_cse)
+    guarded = [i for i, f in enumerate(flags) if f] if differentiated else []
+    if guarded:
+        from xjax.lowering.stablehlo import aval_type
+        outs = ctx.builder.op("stablehlo.optimization_barrier", [operands[i] for i in guarded],
+                              [aval_type(ctx.avals_in[i]) for i in guarded])
+        for i, out in zip(guarded, outs, strict=True):
+            operands[i] = out
+    return lower_jaxpr_body(ctx.builder, jaxpr.jaxpr, [], operands)
 
 
-def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, policy):
+def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse, **params):
     from xjax.interpreters.jvp import jvp_flat
     nonzero = tuple(type(t) is not Zero for t in tangents)
     n = len(primals)
@@ -259,8 +288,9 @@ def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, policy):
         return closed, consts, tuple(out_nonzero)
 
     closed, consts, out_nonzero = _derived("remat_jvp", jaxpr, nonzero, make)
+    cse = _cse_extend(prevent_cse, (False,) * len(consts), (True,) * sum(nonzero))
     outs = checkpoint_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
-                             jaxpr=closed, policy=policy)
+                             jaxpr=closed, prevent_cse=cse, **params)
     n_out = len(jaxpr.out_avals)
     t_iter = iter(outs[n_out:])
     return outs[:n_out], [next(t_iter) if nz else Zero(tangent_aval(a))
@@ -306,8 +336,9 @@ def _remat_partial_eval_nothing_saved(trace, args, params):
             known_outs = _known_outputs(jaxpr, unknowns, known_args, out_unknowns)
         else:
             known_outs = []
-    unknown_outs = StagingTrace.process_primitive(trace, checkpoint_p, list(args),
-                                                  {**params, "jaxpr": unknown_part})
+    unknown_outs = StagingTrace.process_primitive(
+        trace, checkpoint_p, list(args),
+        {**params, "jaxpr": unknown_part, "differentiated": True})
     k_iter, u_iter = iter(known_outs), iter(unknown_outs)
     return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
 
@@ -356,9 +387,10 @@ def _remat_partial_eval_policy(trace, args, params):
         known_outs = eval_jaxpr(known, [], *known_args)
     n_known = len(known_outs) - n_res
     unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    cse = _cse_extend(_cse_select(params["prevent_cse"], unknowns), before=(True,) * n_res)
     unknown_outs = StagingTrace.process_primitive(
         trace, checkpoint_p, [*known_outs[n_known:], *unknown_args],
-        {**params, "jaxpr": unknown})
+        {**params, "jaxpr": unknown, "prevent_cse": cse, "differentiated": True})
     k_iter, u_iter = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
 
@@ -380,30 +412,72 @@ def _remat_partial_eval_jaxpr(eqn, unknowns):
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if not u]
     known_body = Jaxpr([], known.invars, known.outvars[:len(known_outvars)] +
                        [v for v, _ in computed], known.eqns)
+    cse = eqn.params["prevent_cse"]
     known_eqn = JaxprEqn(checkpoint_p, known_invars, known_outvars + [r for _, r in computed],
-                         {**eqn.params, "jaxpr": ClosedJaxpr(known_body, [])})
+                         {**eqn.params, "jaxpr": ClosedJaxpr(known_body, []),
+                          "prevent_cse": _cse_select(cse, [not u for u in unknowns])})
     unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if u]
     unknown_eqn = JaxprEqn(checkpoint_p, residuals + unknown_invars, unknown_outvars,
-                           {**eqn.params, "jaxpr": unknown})
+                           {**eqn.params, "jaxpr": unknown, "differentiated": True,
+                            "prevent_cse": _cse_extend(_cse_select(cse, unknowns),
+                                                       before=(True,) * n_res)})
     return known_eqn, unknown_eqn, out_unknowns, residuals
 
 
-def _remat_transpose(cts, *operands, jaxpr: ClosedJaxpr, policy):
-    """Recompute the non-linear part of the body from the known operands, then transpose
-    the linear part. Splitting first (rather than transposing the body as it is) keeps the
-    primal outputs of nested ``checkpoint``/``jit`` equations non-linear."""
-    from xjax.interpreters.transpose import backward_pass, is_undefined
+def _remat_transpose(cts, *operands, jaxpr: ClosedJaxpr, prevent_cse, **params):
+    """A checkpoint of the transposed body (as in JAX, so that the recomputation stays
+    behind the ``prevent_cse`` barrier when compiled): it recomputes the non-linear part of
+    the body from the known operands, then transposes the linear part."""
+    from xjax.interpreters.transpose import is_undefined
     undefined = tuple(is_undefined(o) for o in operands)
-    known, linear, out_linear, n_res = _derived(
-        "remat_transpose", jaxpr, undefined, lambda: _split_for_transpose(jaxpr, undefined))
-    residuals = eval_jaxpr(known, [], *[o for o, u in zip(operands, undefined, strict=True)
-                                         if not u])
-    linear_cts = [c for c, lin in zip(cts, out_linear, strict=True) if lin]
-    linear_args = [o for o in operands if is_undefined(o)]
-    results = backward_pass(linear, [], [*residuals, *linear_args], linear_cts)
-    results = iter(results[n_res:])
+    defined = [o for o, u in zip(operands, undefined, strict=True) if not u]
+    ct_avals = tuple(None if type(c) is Zero else get_aval(c) for c in cts)
+    op_avals = tuple(o.aval if u else get_aval(o) for o, u in zip(operands, undefined,
+                                                                   strict=True))
+
+    def make():
+        zero_results = []
+
+        def transposed(*args):
+            results = _transpose_body(jaxpr, undefined, op_avals, ct_avals, args)
+            zero_results.extend(type(r) is Zero for r in results)
+            return [r for r in results if type(r) is not Zero]
+
+        in_avals = [a for a, u in zip(op_avals, undefined, strict=True) if not u]
+        closed, consts = _trace_flat(transposed, in_avals + [a for a in ct_avals if a],
+                                     "checkpoint")
+        return closed, consts, tuple(zero_results)
+
+    closed, consts, zero_results = _derived("remat_transpose", jaxpr,
+                                            (undefined, ct_avals, op_avals), make)
+    nonzero_cts = [c for c in cts if type(c) is not Zero]
+    cse = _cse_extend(_cse_select(prevent_cse, [not u for u in undefined]),
+                      (False,) * len(consts), (True,) * len(nonzero_cts))
+    outs = iter(checkpoint_p.bind(*consts, *defined, *nonzero_cts, jaxpr=closed,
+                                  prevent_cse=cse, **{**params, "differentiated": True})
+                if len(zero_results) > sum(zero_results) else [])
+    results = iter(Zero(a) if z else next(outs) for a, z in zip(
+        [a for a, u in zip(op_avals, undefined, strict=True) if u], zero_results, strict=True))
     return [next(results) if u else None for u in undefined]
+
+
+def _transpose_body(jaxpr, undefined, op_avals, ct_avals, args):
+    """Cotangents of the undefined operands (Zero where none reaches them), from ``args``:
+    the defined operands, then the non-zero output cotangents."""
+    from xjax.interpreters.transpose import backward_pass
+    known, linear, out_linear, n_res = _derived(
+        "remat_transpose_split", jaxpr, undefined,
+        lambda: _split_for_transpose(jaxpr, undefined))
+    n_defined = len(undefined) - sum(undefined)
+    residuals = eval_jaxpr(known, [], *args[:n_defined])
+    ct_iter = iter(args[n_defined:])
+    cts = [Zero(tangent_aval(o)) if a is None else next(ct_iter)
+           for a, o in zip(ct_avals, jaxpr.out_avals, strict=True)]
+    linear_cts = [c for c, lin in zip(cts, out_linear, strict=True) if lin]
+    linear_args = [UndefinedPrimal(a) for a, u in zip(op_avals, undefined, strict=True) if u]
+    results = backward_pass(linear, [], [*residuals, *linear_args], linear_cts)
+    return results[n_res:]
 
 
 def _split_for_transpose(jaxpr: ClosedJaxpr, undefined):
@@ -417,7 +491,7 @@ def _split_for_transpose(jaxpr: ClosedJaxpr, undefined):
     return Jaxpr([], known.invars, res_out, eqns), linear, out_linear, n_res
 
 
-def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, policy):
+def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, prevent_cse, **params):
     """Batch the body under this vmap and checkpoint the batched body."""
     from xjax.interpreters.batching import batch_flat
     size, name = trace.axis_size, trace.axis_name
@@ -433,7 +507,9 @@ def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, policy):
     closed, consts = _derived("remat_batch", jaxpr, (name, size), make)
     if consts:  # constants the batched body needs become leading operands
         closed = ClosedJaxpr(closed.jaxpr, [])
-    outs = checkpoint_p.bind(*consts, *moved, jaxpr=closed, policy=policy)
+    outs = checkpoint_p.bind(*consts, *moved, jaxpr=closed,
+                             prevent_cse=_cse_extend(prevent_cse, (False,) * len(consts)),
+                             **params)
     return outs, [0] * len(outs)
 
 
