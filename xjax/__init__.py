@@ -40,9 +40,13 @@ from xjax.parallel_api import *  # noqa: F401,F403
 from xjax.transforms_extra import *  # noqa: F401,F403
 from xjax import ad_checkpoint, ops, ref  # noqa: F401
 from xjax.ref import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: F401
+from xjax import api_util, distributed  # noqa: F401
+from xjax.toplevel_extras import (ad, auto_pcast, make_user_context, memory,  # noqa: F401
+                                  remove_size_one_mesh_axis_from_type)
 
 __version__ = "0.1.0"
 from xjax import version  # noqa: E402,F401  (jax.version.__version__)
+from xjax import lib  # noqa: E402,F401  (jax.lib.__version__)
 
 # NumPy kernels warn on invalid values (0/0, log(-1)); XLA and JAX compute them silently.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"xjax\.")

@@ -19,6 +19,7 @@ import functools
 import math
 
 from xjax.core.ad_util import get_aval
+from xjax.core.config import config
 from xjax.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
 from xjax.core.sharding_types import (AbstractMesh, AxisType, Mesh, PartitionSpec,
                                       check_unique_names, get_mesh, spec_names)
@@ -380,7 +381,9 @@ def _run(f, mesh, manual, in_specs, out_specs, check_vma, args):
             elif d is not_mapped:
                 outs.append(v)
             else:
-                state["varying"][i].append(name)
+                # jax_remove_size_one_mesh_axis_from_type: a size-1 axis is in no type
+                if size != 1 or not config.jax_remove_size_one_mesh_axis_from_type:
+                    state["varying"][i].append(name)
                 outs.append(_first_along(v, d))
         return outs
 

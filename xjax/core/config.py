@@ -86,6 +86,10 @@ _DEFAULTS = {
     "jax_thread_guard": False,
     "jax_no_tracing": False,
     "jax_no_execution": False,
+    "jax_auto_pcast": True,
+    "jax_remove_size_one_mesh_axis_from_type": False,
+    # The values of the contexts made by jax.make_user_context (part of jit's cache key).
+    "xjax_user_contexts": (),
 }
 
 
@@ -151,7 +155,8 @@ _BOOL_FLAGS = ("jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
                "jax_explain_cache_misses", "jax_check_tracer_leaks", "jax_enable_checks",
                "jax_debug_key_reuse", "jax_enable_custom_prng", "jax_softmax_custom_jvp",
                "jax2tf_associative_scan_reductions", "jax_allow_f16_reductions",
-               "jax_thread_guard", "jax_no_tracing", "jax_no_execution")
+               "jax_thread_guard", "jax_no_tracing", "jax_no_execution", "jax_auto_pcast",
+               "jax_remove_size_one_mesh_axis_from_type")
 
 _PARSERS = {name: bool for name in _BOOL_FLAGS}
 _PARSERS.update({
@@ -173,6 +178,10 @@ _SUPPORTED_ONLY = {
     "jax_legacy_prng_key": (("allow",), "xjax.random does not check for legacy uint32 keys"),
     "jax_softmax_custom_jvp": ((False,), "xjax.nn.softmax implements JAX's default "
                                "(jax_softmax_custom_jvp=False) only"),
+    "jax_auto_pcast": ((True,), "xjax's shard_map runs on vmap, where an operand that does "
+                       "not vary over a manual axis is always broadcast against one that "
+                       "does (an automatic pvary); it has no varying-manual-axes types to "
+                       "reject the mix"),
 }
 
 
@@ -229,7 +238,9 @@ class Config:
         d = self.__dict__
         d["xjax_jit_context"] = (d["jax_enable_x64"], d["jax_threefry_partitionable"],
                                  d["jax_numpy_dtype_promotion"], d["jax_allow_f16_reductions"],
-                                 d["jax_default_matmul_precision"])
+                                 d["jax_default_matmul_precision"],
+                                 d["jax_remove_size_one_mesh_axis_from_type"],
+                                 d["xjax_user_contexts"])
         h2d = d["jax_transfer_guard_host_to_device"]
         guarded = any(d[f] not in (None, "allow") for f in _TRANSFER_GUARD_FLAGS)
         d["xjax_transfer_guards"] = guarded

@@ -91,8 +91,7 @@ def _make_reducer(name, reduce_name):
 
 def _linear_or_absent(name):
     if name != "psum":
-        return Absent("not yet written: derivatives of pmax/pmin arrive with issue 3's "
-                      "collectives follow-up")
+        return Absent(f"as in JAX 0.10.2, which defines no JVP rule for {name} either")
 
     def jvp(primals, tangents, *, axes):
         from xjax.lax.ad_rules import instantiate
@@ -307,8 +306,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     tiled : bool
         Concatenate along ``axis`` instead of stacking a new axis.
     to : {"varying", "invarying", "reduced"}
-        The result's varying-ness (shard_map's types). vmap tracks none, so "varying" and
-        "invarying" give the same values; "reduced" raises NotImplementedError.
+        The result's varying-ness (shard_map's types). vmap, which runs xjax's shard_map,
+        tracks none, so "varying" and "invarying" give the same values; "reduced" raises
+        NotImplementedError.
 
     Returns
     -------
@@ -331,8 +331,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
         return x
     size = axis_size(axis_name)
     if to == "reduced":
-        raise NotImplementedError("all_gather to='reduced': reduced values exist only under "
-                                  "shard_map, which xjax does not have")
+        raise NotImplementedError("all_gather to='reduced': xjax's shard_map runs on vmap and "
+                                  "does not track reduced (or unreduced) values, which are "
+                                  "types of JAX's sharded shard_map")
 
     def gather(leaf):
         leaf = to_operand(leaf)

@@ -569,15 +569,15 @@ def _ragged_all_to_all_batch(trace, vals, dims, *, axis_name):
         return ragged_all_to_all_p.bind(*vals, axis_name=axis_name), None
     raise NotImplementedError(
         "ragged_all_to_all is not supported under vmap: JAX defines it only over a "
-        "shard_map or pmap axis (its vmap rule asks for a feature request), and xjax has no "
-        "shard_map or pmap")
+        "shard_map or pmap axis (its vmap rule asks for a feature request), and xjax's "
+        "shard_map and pmap run on vmap")
 
 
 ragged_all_to_all_p = Primitive(
     "ragged_all_to_all", abstract_eval=_ragged_all_to_all_abstract_eval, impl=_unbound_impl,
     lower=_NO_LOWERING, jvp=linear_jvp_of("ragged_all_to_all", (0, 1)),
-    transpose=Absent("ragged_all_to_all never runs in xjax (no shard_map); its vmap rule "
-                     "raises NotImplementedError first"),
+    transpose=Absent("ragged_all_to_all never runs in xjax (its shard_map and pmap run on "
+                     "vmap); its vmap rule raises NotImplementedError first"),
     batch=NeedsTrace(_ragged_all_to_all_batch))
 
 
@@ -585,7 +585,8 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
                       *, axis_name, axis_index_groups=None):
     """The ragged version of :func:`all_to_all` (JAX's signature and checks).
 
-    Not supported: JAX defines it over shard_map and pmap axes only, and xjax has neither.
+    Not supported: JAX defines it over shard_map and pmap axes only, and xjax computes both
+    with vmap, whose rule JAX leaves unwritten.
     Under a vmap of ``axis_name`` this raises NotImplementedError; with ``axis_name``
     unbound, NameError; with non-integer or non-1-D offsets and sizes, ValueError.
     """
@@ -602,12 +603,14 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
 def _needs_shard_map(api: str, axis_name):
     _check_bound(_names(axis_name))
     raise NotImplementedError(
-        f"lax.{api} needs shard_map (it is one-sided device-to-device communication); xjax "
-        f"has no shard_map, and JAX does not define {api} under vmap")
+        f"lax.{api} is one-sided device-to-device communication across a real multi-device "
+        f"mesh, which xjax's single-device shard_map (computed with vmap) cannot express; "
+        f"JAX does not define {api} under vmap either")
 
 
 def psend(x, axis_name, perm):
-    """Not supported: one-sided send, defined by JAX only under shard_map.
+    """Not supported: one-sided send, defined by JAX only under shard_map on a multi-device
+    mesh (xjax's shard_map runs on one device, with vmap).
 
     Raises NameError if ``axis_name`` is unbound, else NotImplementedError.
     """
@@ -615,7 +618,8 @@ def psend(x, axis_name, perm):
 
 
 def precv(token, out_shape, axis_name, perm):
-    """Not supported: one-sided receive, defined by JAX only under shard_map.
+    """Not supported: one-sided receive, defined by JAX only under shard_map on a multi-device
+    mesh (xjax's shard_map runs on one device, with vmap).
 
     Raises NameError if ``axis_name`` is unbound, else NotImplementedError.
     """
@@ -628,9 +632,9 @@ _PCAST_TO = {"varying", "reduced", "unreduced"}
 def pcast(x, axis_name, *, to):
     """Cast the varying-ness of ``x`` over the named axes (JAX's shard_map type system).
 
-    vmap tracks no varying-ness, so ``to="varying"`` returns ``x`` unchanged (after checking
-    that the names are bound). ``"reduced"`` and ``"unreduced"`` are shard_map types and
-    raise NotImplementedError.
+    vmap (which runs xjax's shard_map) tracks no varying-ness, so ``to="varying"`` returns
+    ``x`` unchanged (after checking that the names are bound). ``"reduced"`` and
+    ``"unreduced"`` are types xjax's shard_map does not track: NotImplementedError.
 
     Raises
     ------
@@ -657,8 +661,9 @@ def pcast(x, axis_name, *, to):
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {_PCAST_TO}")
     _check_bound(axes)
     if to != "varying":
-        raise NotImplementedError(f"pcast to={to!r}: reduced and unreduced values exist only "
-                                  "under shard_map, which xjax does not have")
+        raise NotImplementedError(f"pcast to={to!r}: xjax's shard_map runs on vmap and does "
+                                  "not track reduced or unreduced values (types of JAX's "
+                                  "sharded shard_map)")
     return x
 
 
