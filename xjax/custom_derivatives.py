@@ -544,13 +544,19 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         nums = _normalized_static_argnums(static_argnums, len(args))
         if _at_top_level():
             return fun(*args, **kwargs)
-        args = _resolve_args(fun, args, kwargs)
         static, dynamic = _split(args, nums)
-        flat_args, in_tree = tree_flatten(tuple(dynamic))
+        n_dynamic = len(dynamic)
+
+        def call(*dynamic_and_kwargs):  # the dynamic positional arguments, then kwargs
+            positional = _merge(nums, static, list(dynamic_and_kwargs[:n_dynamic]))
+            return fun(*positional, **dynamic_and_kwargs[n_dynamic])
+
+        flat_args, in_tree = tree_flatten((*dynamic, kwargs))
         flat_args = [to_operand(a) for a in flat_args]
-        call_jaxpr, consts, out_tree = _trace_primal(fun, nums, static, flat_args, in_tree)
+        call_jaxpr, consts, out_tree = _trace_primal(call, (), [], flat_args, in_tree)
+        cse_args = (tuple(dynamic), kwargs) if kwargs else tuple(dynamic)
         cse = prevent_cse if isinstance(prevent_cse, bool) else (False,) * len(consts) + \
-            tuple(prefix_leaves(prevent_cse, tuple(dynamic)))
+            tuple(prefix_leaves(prevent_cse, cse_args))
         outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy,
                                  prevent_cse=cse, differentiated=False)
         return tree_unflatten(out_tree, outs)

@@ -283,6 +283,13 @@ def test_static_argnums():
     assert len(_residual_kinds(lambda x, w: g(x, w, 2), X, W)) == 2 + 2
 
 
+def test_keyword_arguments():
+    h = xjax.checkpoint(lambda x, *, scale: jnp.sin(x @ W) * scale, policy=P.dots_saveable)
+    got = xjax.grad(lambda x: jnp.sum(h(x, scale=2.0)))(X)
+    want = xjax.grad(lambda x: jnp.sum(jnp.sin(x @ W) * 2.0))(X)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_prevent_cse_puts_the_recomputation_behind_a_barrier():
     f = lambda x: jnp.sin(jnp.sin(x))  # noqa: E731
     guarded = xjax.jit(xjax.grad(xjax.checkpoint(f))).lower(1.0).as_text()
