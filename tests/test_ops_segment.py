@@ -128,6 +128,12 @@ def test_jit_with_static_num_segments(kind):
     ids = _ids(rng, 7, 5)
     got = xjax.jit(_fn(kind), static_argnums=2)(data, ids, 5)
     np.testing.assert_allclose(np.asarray(got), reference(kind, data, ids, 5), rtol=1e-5)
+    compiled = xjax.jit(_fn(kind), static_argnums=2, static_argnames=("bucket_size", "mode"))
+    got = compiled(data, ids, 5, bucket_size=3)
+    np.testing.assert_allclose(np.asarray(got), reference(kind, data, ids, 5), rtol=1e-5)
+    got = compiled(data, ids, 5, mode="clip")
+    np.testing.assert_allclose(np.asarray(got), reference(kind, data, ids, 5, clip=True),
+                               rtol=1e-5)
 
 
 def test_traced_ids_without_num_segments_raise_concretization_error():

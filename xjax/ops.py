@@ -164,8 +164,9 @@ _PARAMETERS = """
 
 
 def _document(fn, what, identity, example):
-    fn.__doc__ = (f"The {what} of the rows of ``data`` in each segment (``jax.ops.{fn.__name__}``)."
-                  "\n" + _PARAMETERS.format(identity=identity) + "\n    Examples\n    --------\n"
+    fn.__doc__ = (f"The {what} of the rows of ``data`` in each segment "
+                  f"(``jax.ops.{fn.__name__}``).\n" + _PARAMETERS.format(identity=identity)
+                  + "\n    Examples\n    --------\n"
                   "    >>> import xjax, xjax.numpy as jnp\n"
                   "    >>> data = jnp.arange(6)\n"
                   "    >>> segment_ids = jnp.array([0, 0, 1, 1, 2, -1])\n" + example +
