@@ -16,11 +16,13 @@ from xjax.core.avals import ShapedArray
 from xjax.core.config import config
 from xjax.core.jaxpr import ClosedJaxpr
 from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.ref_avals import AbstractRef
 from xjax.core.trace import Tracer, ctx as trace_ctx
 from xjax.interpreters import eval as eval_interpreter
 from xjax.interpreters.jit_call import (CompiledFunction, compile_closed_jaxpr, consts_as_args,
                                         pjit_p)
-from xjax.interpreters.staging import DebugInfo, trace_to_jaxpr
+from xjax.interpreters.ref_jit import trace_with_refs
+from xjax.interpreters.staging import DebugInfo
 from xjax import flag_checks, monitoring
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
@@ -34,6 +36,8 @@ def shaped_abstractify(x) -> ShapedArray:
         return aval
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return ShapedArray((), dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)), True)
+    if type(aval) is AbstractRef:  # a mutable array reference (threaded by trace_with_refs)
+        return aval
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if isinstance(x, (list, tuple)) or x is None or isinstance(x, str):
@@ -65,15 +69,18 @@ class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
     __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated",
-                 "single_leaf")
+                 "single_leaf", "ref_plan")
 
-    def __init__(self, closed, out_tree, donated=None):
+    def __init__(self, closed, out_tree, donated=None, ref_plan=None):
         self.closed = closed
+        self.ref_plan = ref_plan  # Refs passed or closed over (xjax/interpreters/ref_jit.py)
         self.out_tree = out_tree
         self.single_leaf = out_tree == _LEAF_TREE  # the output is one array: skip unflatten
         self.compiled = None
         self.donated = donated  # per flat input: donated by the caller (or None: none)
         self.call_jaxpr, self.call_consts = consts_as_args(closed)
+        if ref_plan is not None:  # its call passes the Refs' values and writes them back
+            self.compiled = ref_plan
 
 
 # One cache per function object, shared by every jit wrapper of it (JAX does the same: this
@@ -224,12 +231,15 @@ class JitFunction:
                 flat_fun = _recording(flat_fun, record_trace)
             with monitoring.timed(monitoring.JAXPR_TRACE_EVENT,
                                   getattr(self._fun, "__name__", "fun")):
-                closed = trace_to_jaxpr(flat_fun, avals, info)
+                closed, ref_plan = trace_with_refs(
+                    flat_fun, avals, info, lambda: tree_flatten((tuple(dyn_args), dyn_kwargs))[0])
         flag_checks.log_tracing(self._fun, time.perf_counter() - start)
         donated = None
         if self._donate_argnums or self._donate_argnames:
             donated = self._donation_vector(args, dyn_args, dyn_kwargs)
-        return _TraceEntry(closed, out_tree_box[0], donated)
+        if ref_plan is not None:
+            ref_plan.bind_compile(closed, self._name, donated)
+        return _TraceEntry(closed, out_tree_box[0], donated, ref_plan)
 
     def _donation_vector(self, args, dyn_args, dyn_kwargs):
         """Per flat dynamic input: whether the caller donates it (JAX's donation_vector)."""
@@ -252,6 +262,11 @@ class JitFunction:
                                                                  entry.donated)
             outs = compiled(*flat)
             return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
+        plan = entry.ref_plan
+        if plan is not None:
+            outs = pjit_p.bind(*entry.call_consts, *plan.in_values(flat),
+                               jaxpr=entry.call_jaxpr, name=self._name)
+            return tree_unflatten(entry.out_tree, plan.write_back(flat, outs))
         outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
@@ -383,7 +398,8 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         with flag_checks.tracing_checks(fun) as record_trace:
             if config.jax_check_tracer_leaks:
                 flat_fun = _recording(flat_fun, record_trace)
-            closed = trace_to_jaxpr(flat_fun, avals, DebugInfo("make_jaxpr", fun, names))
+            closed, _ = trace_with_refs(flat_fun, avals, DebugInfo("make_jaxpr", fun, names),
+                                        lambda: flat)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree_box[0], shapes)

@@ -184,8 +184,12 @@ def clear_caches():
 
 
 def typeof(x):
-    """The abstract value (``ShapedArray``) of ``x``."""
+    """The abstract value (``ShapedArray``, or ``AbstractRef`` for a Ref) of ``x``."""
     from xjax.core.ad_util import get_aval
+    from xjax.core.ref_avals import AbstractRef
+    aval = getattr(x, "aval", None)
+    if type(aval) is AbstractRef:
+        return aval
     return get_aval(x)
 
 

@@ -17,6 +17,7 @@ from xjax.core.pytree import (flatten_one_level_with_keys, is_tree_node, keystr,
                               tree_flatten, tree_flatten_with_path, tree_unflatten)
 from xjax.core.trace import current_trace, set_current_trace
 from xjax.interpreters.jit_call import consts_as_args
+from xjax.interpreters.refs import check_no_ref_outputs, discovering
 from xjax.interpreters.staging import DebugInfo, StagingTrace, trace_to_jaxpr
 from xjax.lax.rules import to_operand
 
@@ -36,19 +37,27 @@ class TracedFunction:
         self.out_avals = jaxpr.out_avals
 
 
-def trace_function(fun, in_tree, in_avals, traced_for: str) -> TracedFunction:
+def trace_function(fun, in_tree, in_avals, traced_for: str,
+                   threads_refs: bool = False) -> TracedFunction:
     """Trace ``fun(*unflatten(in_tree, args))`` on flat ``in_avals``.
 
     Values the function closes over (arrays, tracers of enclosing transformations) become
     the consts, passed to the primitive as operands, so the held jaxpr is closed and pure.
+    A body that writes a Ref from outside raises ``RefsWritten`` for the caller to thread
+    it (``threads_refs``; see ``ref_threading.py``), else NotImplementedError.
     """
     box = []
 
     def flat_fun(*flat_args):
-        out = fun(*tree_unflatten(in_tree, flat_args))
-        leaves, out_tree = tree_flatten(out)
-        box.append(out_tree)
-        return [to_operand(x) for x in leaves]
+        with discovering(traced_for, threads_refs):
+            out = fun(*tree_unflatten(in_tree, flat_args))
+            leaves, out_tree = tree_flatten(out)
+            box.append(out_tree)
+            try:
+                return [to_operand(x) for x in leaves]
+            except TypeError:
+                check_no_ref_outputs(leaves, source_info(fun), traced_for)
+                raise
 
     info = DebugInfo(traced_for, fun, _arg_names(fun, len(in_avals)))
     closed = trace_to_jaxpr(flat_fun, list(in_avals), info)

@@ -14,6 +14,7 @@ from xjax.core.config import config
 from xjax.core.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.control_flow import ref_threading
 from xjax.control_flow.common import (check_branch_outputs, closed, derived, join_consts,
                                       online_partial_eval, partial_eval_jaxpr_forced,
                                       trace_flat, trace_function, typematch, with_invars,
@@ -278,6 +279,7 @@ _register_partial_eval()
 
 # -- the public functions --------------------------------------------------------------------
 
+@ref_threading.threads_refs(ref_threading.cond, ref_threading.prepare_cond)
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """Apply ``true_fun`` or ``false_fun`` to ``operands`` depending on ``pred``.
 
@@ -328,8 +330,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     flat, in_tree = tree_flatten(operands)
     flat = [to_operand(x) for x in flat]
     avals = [get_aval(x) for x in flat]
-    true_traced = trace_function(true_fun, in_tree, avals, "cond")
-    false_traced = trace_function(false_fun, in_tree, avals, "cond")
+    true_traced = trace_function(true_fun, in_tree, avals, "cond", threads_refs=True)
+    false_traced = trace_function(false_fun, in_tree, avals, "cond", threads_refs=True)
     check_branch_outputs("cond", "true_fun", "false_fun", true_fun, false_fun,
                          true_traced.out_tree, true_traced.out_avals,
                          false_traced.out_tree, false_traced.out_avals)
@@ -339,6 +341,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     return tree_unflatten(true_traced.out_tree, outs)
 
 
+@ref_threading.threads_refs(ref_threading.switch, ref_threading.prepare_switch)
 def switch(index, branches, *operands, operand=_no_operand):
     """Apply ``branches[index]`` to ``operands``; ``index`` is clamped into range.
 
@@ -380,7 +383,8 @@ def switch(index, branches, *operands, operand=_no_operand):
     flat, in_tree = tree_flatten(operands)
     flat = [to_operand(x) for x in flat]
     avals = [get_aval(x) for x in flat]
-    traced = [trace_function(b, in_tree, avals, "switch") for b in branches]
+    traced = [trace_function(b, in_tree, avals, "switch", threads_refs=True)
+              for b in branches]
     for i, t in enumerate(traced[1:]):
         check_branch_outputs("switch", "branch 0", f"branch{i + 1}", branches[0],
                              branches[i + 1], traced[0].out_tree, traced[0].out_avals,

@@ -14,6 +14,7 @@ from xjax.core.jaxpr import DropVar, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
 from xjax.core.trace import Tracer
+from xjax.control_flow import ref_threading
 from xjax.control_flow.common import (check_carry_type, closed, derived, online_partial_eval,
                                       pad_inputs, promote_weak_carries, split_list, trace_flat,
                                       trace_function, typematch, with_invars, with_outvars)
@@ -273,6 +274,7 @@ _register_partial_eval()
 
 # -- the public functions --------------------------------------------------------------------
 
+@ref_threading.threads_refs(ref_threading.while_loop)
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true.
 
@@ -348,8 +350,8 @@ def _read_vars(jaxpr) -> set:
 
 
 def _trace_while(cond_fun, body_fun, in_tree, avals):
-    cond_t = trace_function(cond_fun, in_tree, avals, "while_cond")
-    body_t = trace_function(body_fun, in_tree, avals, "while_body")
+    cond_t = trace_function(cond_fun, in_tree, avals, "while_cond", threads_refs=True)
+    body_t = trace_function(body_fun, in_tree, avals, "while_body", threads_refs=True)
     if cond_t.out_tree.num_leaves != 1 or _is_node(cond_t.out_tree):
         raise TypeError(f"cond_fun must return a boolean scalar, but got pytree "
                         f"{cond_t.out_tree}.")

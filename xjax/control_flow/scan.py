@@ -16,6 +16,7 @@ from xjax.core.jaxpr import Jaxpr, Var, eval_jaxpr
 from xjax.core.primitive import Primitive
 from xjax.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from xjax.control_flow import scan_ad
+from xjax.control_flow import ref_threading
 from xjax.control_flow.common import (ShortAval, check_carry_type, closed, derived,
                                       promote_weak_carries, split_list, trace_function,
                                       typematch)
@@ -205,6 +206,7 @@ scan_ad.register(scan_p)
 
 # -- the public function ---------------------------------------------------------------------
 
+@ref_threading.threads_refs(ref_threading.scan)
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``, stacking the ``y``.
 
@@ -315,7 +317,7 @@ def _trace_body(f, init_tree, xs_tree, init_avals, x_avals):
 
     in_tree = tree_structure((tree_unflatten(init_tree, init_avals),
                               tree_unflatten(xs_tree, x_avals)))
-    traced = trace_function(pair_fun, in_tree, init_avals + x_avals, "scan")
+    traced = trace_function(pair_fun, in_tree, init_avals + x_avals, "scan", threads_refs=True)
     return traced, box["trees"]
 
 

@@ -1,0 +1,228 @@
+"""Where a mutable array reference (``xjax.ref.Ref``) may be read and written while tracing.
+
+xjax discharges Refs at trace time: a Ref holds its current value (an Array eagerly, a
+tracer while being traced) and every write replaces that value with a functional update.
+A value is only meaningful in the trace it belongs to, so each Ref also remembers its *home*:
+the trace (and the ref scope, below) where its value lives. A write must store a value that
+is valid at home: concrete, or a tracer of the home trace or of one of its ancestors.
+
+Functions traced into a body (``jit``, ``scan``, ``while_loop``, ``cond``) open a *ref
+scope*. When the body touches a Ref whose home is outside, the scope records it:
+
+- a **lifting** scope (``jit``, ``make_jaxpr``) turns the Ref's value into a new input of its
+  jaxpr on first access and returns the final value as an extra output, so one trace
+  suffices and cached executables read the Ref's current value on every call;
+- a **discovery** scope (control-flow bodies) lets the trace run, restores every Ref it saw
+  when the body ends, and raises :class:`RefsWritten` naming the Refs the body wrote. The
+  control-flow function then retraces with those Refs threaded through explicitly (as loop
+  carries, or as cond operands and outputs): see ``xjax/control_flow/ref_threading.py``.
+
+Transformations that do not thread Refs (``grad``, ``jvp``, ``vmap``, ``custom_jvp`` ...)
+may read outer Refs (their values are constants there) but not store their own tracers into
+them: that raises JAX's error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from xjax.core.ref_avals import AbstractRef, is_ref
+from xjax.core.trace import Tracer, current_trace
+
+
+class RefsWritten(NotImplementedError):
+    """A traced body wrote Refs that live outside it; the control-flow function that traced
+    it catches this and retraces with ``refs`` threaded through. Raised where nobody catches
+    it, it is a NotImplementedError naming what is not supported."""
+
+    def __init__(self, refs, traced_for):
+        super().__init__(
+            f"a mutable array reference created outside of {traced_for} was written inside "
+            f"it; xjax threads Refs through jit, scan, fori_loop, while_loop, cond and switch "
+            f"bodies only")
+        self.refs = refs
+
+
+class RefScope:
+    """One traced body's record of the outer Refs it touched."""
+
+    __slots__ = ("trace", "lifting", "saved", "written", "lifted", "traced_for")
+
+    def __init__(self, trace, lifting: bool, traced_for: str):
+        self.trace = trace  # the body's trace (values of this trace are valid inside)
+        self.lifting = lifting
+        self.saved: dict = {}  # ref -> (value, scope, trace) before the body touched it
+        self.written: dict = {}  # refs written, in order (a dict as an ordered set)
+        self.lifted: dict = {}  # ref -> the input tracer a lifting scope made for it
+        self.traced_for = traced_for
+
+    def record(self, ref, writing: bool):
+        if ref not in self.saved:
+            self.saved[ref] = (ref._value, ref._scope, ref._trace)
+            if self.lifting:  # the value becomes a new input of this body's jaxpr
+                ref._value = self.lifted[ref] = self.trace.new_arg(ref._aval.inner_aval)
+                ref._scope, ref._trace = self, self.trace
+        if writing:
+            self.written[ref] = None
+
+    def restore(self):
+        for ref, (value, scope, trace) in self.saved.items():
+            ref._value, ref._scope, ref._trace = value, scope, trace
+
+
+class _Scopes(threading.local):
+    def __init__(self):
+        self.stack: list[RefScope] = []
+
+
+_scopes = _Scopes()
+
+
+def innermost_scope() -> RefScope | None:
+    stack = _scopes.stack
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def ref_scope(traced_for: str, lifting: bool = False):
+    """Open a ref scope for the body being traced now (its trace is the current one)."""
+    scope = RefScope(current_trace(), lifting, traced_for)
+    _scopes.stack.append(scope)
+    try:
+        yield scope
+    finally:
+        _scopes.stack.pop()
+        if not lifting:
+            scope.restore()
+
+
+def discovering(traced_for: str, threads_refs: bool):
+    """A discovery scope for a control-flow body: on a normal exit, raise
+    :class:`RefsWritten` if the body wrote outer Refs (a NotImplementedError when the caller
+    cannot thread them)."""
+    return _Discovery(traced_for, threads_refs)
+
+
+class _Discovery:
+    __slots__ = ("_cm", "_scope", "traced_for", "threads_refs")
+
+    def __init__(self, traced_for, threads_refs):
+        self.traced_for = traced_for
+        self.threads_refs = threads_refs
+
+    def __enter__(self):
+        self._cm = ref_scope(self.traced_for)
+        self._scope = self._cm.__enter__()
+        return self._scope
+
+    def __exit__(self, exc_type, exc, tb):
+        self._cm.__exit__(exc_type, exc, tb)
+        if exc_type is None and self._scope.written:
+            refs = list(self._scope.written)
+            error = RefsWritten(refs, self.traced_for)
+            if not self.threads_refs:
+                raise NotImplementedError(str(error))
+            raise error
+        return False
+
+
+def access(ref, writing: bool):
+    """Record an access to ``ref`` in every open scope it is outer to; return the trace a
+    value written now must be valid in."""
+    stack = _scopes.stack
+    if not stack:
+        return ref._trace
+    home_depth = -1
+    scope = ref._scope
+    if scope is not None:
+        for depth, s in enumerate(stack):
+            if s is scope:
+                home_depth = depth
+                break
+    if home_depth == len(stack) - 1:
+        return ref._trace
+    for s in stack[home_depth + 1:]:  # outermost first: lifting scopes rebind the Ref
+        s.record(ref, writing)
+    innermost = stack[-1]
+    return innermost.trace if not innermost.lifting else ref._trace
+
+
+def read_value(ref):
+    """The Ref's current value, as seen by the code running now."""
+    access(ref, False)
+    return ref._value
+
+
+def write_value(ref, value):
+    """Replace the Ref's value (``value`` has the Ref's shape and dtype already)."""
+    home = access(ref, True)
+    if isinstance(value, Tracer):
+        check_write(ref, value, home)
+    ref._value = value
+
+
+def check_write(ref, value, home):
+    """Raise JAX's error if ``value`` (a tracer) would not be valid where ``ref`` lives."""
+    trace = value._trace
+    if trace is home or (trace.active and trace.is_ancestor_of(home)):
+        return
+    kind = type(trace).__name__
+    aval = ref._aval
+    if kind == "JVPTrace" or kind == "PartialStagingTrace":
+        raise Exception(  # noqa: TRY002  (JAX raises a bare Exception)
+            "performing a set/swap operation with a differentiated value on a "
+            f"non-differentiated array reference of type {aval}. Move the array reference to "
+            "be an argument of the differentiated function?")
+    if kind == "BatchTrace":
+        raise Exception(  # noqa: TRY002
+            f"performing a set/swap operation with vmapped value on an unbatched array "
+            f"reference of type {aval}. Move the array reference to be an argument to the "
+            "vmapped function?")
+    if not trace.active:
+        from xjax.core import errors
+        raise errors.UnexpectedTracerError(
+            f"Encountered an unexpected tracer: {value}, written into a mutable array "
+            f"reference of type {aval} after the transformation it belongs to ended.")
+    raise NotImplementedError(
+        f"a mutable array reference of type {aval} created outside of a traced function "
+        "was written inside it; xjax threads Refs through jit, scan, fori_loop, "
+        "while_loop, cond and switch only (not custom_jvp/custom_vjp, checkpoint, "
+        "linear_solve or other traced functions)")
+
+
+@contextlib.contextmanager
+def bound(refs, values):
+    """Make each Ref's value the body's input ``values`` for the duration of the block (the
+    Refs live in the innermost scope meanwhile), then restore them."""
+    scope, trace = innermost_scope(), current_trace()
+    saved = [(r._value, r._scope, r._trace) for r in refs]
+    for r, v in zip(refs, values, strict=True):
+        r._value, r._scope, r._trace = v, scope, trace
+    try:
+        yield
+    finally:
+        for r, (value, s, t) in zip(refs, saved, strict=True):
+            r._value, r._scope, r._trace = value, s, t
+
+
+def lifted_input(scope: RefScope, ref):
+    """The jaxpr input a lifting scope made for ``ref``."""
+    return scope.lifted.get(ref)
+
+
+def check_no_ref_outputs(leaves, where: str, traced_for: str, paths=None):
+    """JAX's ValueError for a traced function (``where``: "name at file:line") that returns
+    a Ref."""
+    for i, leaf in enumerate(leaves):
+        if is_ref(leaf):
+            at = f" at output tree path {paths[i]}" if paths else ""
+            raise ValueError(
+                f"function {where} traced for {traced_for} returned a mutable array "
+                f"reference of type {leaf.aval}{at}, but mutable array references cannot be "
+                "returned.")
+
+
+__all__ = ["AbstractRef", "RefsWritten", "RefScope", "access", "bound", "check_no_ref_outputs",
+           "check_write", "discovering", "innermost_scope", "lifted_input", "read_value", "ref_scope",
+           "write_value"]
