@@ -13,6 +13,14 @@
  *   xjax_blas_trsm      triangular solve by BLAS ?trsm from the same library: operands a and
  *                       b, result x, all column-major; i64 attributes left, lower, trans
  *                       (0 none, 1 transpose, 2 adjoint) and unit.
+ *   xjax_lapack_geev    eigendecomposition of general matrices by ?geev: operand a, i64
+ *                       attributes left and right; results w, then vl and/or vr as asked,
+ *                       all complex and column-major (real geev's packed conjugate pairs
+ *                       unpacked, as JAX's kernel does).
+ *   xjax_lapack_gees    Schur decomposition by ?gees (no eigenvalue ordering): operand a,
+ *                       i64 attribute vectors; results T, then Z when asked, column-major.
+ *                       geev and gees give NaN outputs for a matrix with a non-finite entry
+ *                       or on a LAPACK failure (JAX: info != 0 -> NaN).
  *
  * The structs below are the leading fields of XLA's FFI C API (xla/ffi/api/c_api.h) and of
  * the PJRT FFI extension (xla/pjrt/c/pjrt_c_api_ffi_extension.h), written here because the
@@ -25,6 +33,7 @@
  * switch) a host callback on an XLA worker thread would deadlock; don't combine the two.
  */
 #include <dlfcn.h>
+#include <math.h>
 
 #include "_pjrt.h"
 
@@ -431,6 +440,241 @@ static void *blas_trsm_handler(FfiCallFrame *frame) {
   return NULL;
 }
 
+/* ------------------------------------------------- LAPACK geev and gees */
+
+/* ILP64 prototypes; the trailing size_t are gfortran's hidden lengths of the CHARACTER
+ * arguments. The real and complex variants differ in their eigenvalue and workspace
+ * arguments, so each kind is stored as a plain pointer and cast at the call. */
+typedef void (*geev_real_fn)(const char *, const char *, const int64_t *n, void *a,
+                             const int64_t *lda, void *wr, void *wi, void *vl,
+                             const int64_t *ldvl, void *vr, const int64_t *ldvr, void *work,
+                             const int64_t *lwork, int64_t *info, size_t, size_t);
+typedef void (*geev_complex_fn)(const char *, const char *, const int64_t *n, void *a,
+                                const int64_t *lda, void *w, void *vl, const int64_t *ldvl,
+                                void *vr, const int64_t *ldvr, void *work,
+                                const int64_t *lwork, void *rwork, int64_t *info, size_t,
+                                size_t);
+typedef void (*gees_real_fn)(const char *, const char *, void *select, const int64_t *n,
+                             void *a, const int64_t *lda, int64_t *sdim, void *wr, void *wi,
+                             void *vs, const int64_t *ldvs, void *work, const int64_t *lwork,
+                             int64_t *bwork, int64_t *info, size_t, size_t);
+typedef void (*gees_complex_fn)(const char *, const char *, void *select, const int64_t *n,
+                                void *a, const int64_t *lda, int64_t *sdim, void *w,
+                                void *vs, const int64_t *ldvs, void *work,
+                                const int64_t *lwork, void *rwork, int64_t *bwork,
+                                int64_t *info, size_t, size_t);
+static void *geev[4], *gees[4]; /* s, d, c, z; NULL when the library lacks them */
+
+/* Element access for both precisions (float values pass through double exactly). */
+static double get_real(const void *p, int64_t i, int dbl) {
+  return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static void put_real(void *p, int64_t i, double v, int dbl) {
+  if (dbl) ((double *)p)[i] = v;
+  else ((float *)p)[i] = (float)v;
+}
+
+/* count scalars (twice the elements for complex) all finite? */
+static int all_finite(const void *p, int64_t count, int dbl) {
+  for (int64_t i = 0; i < count; i++)
+    if (!isfinite(get_real(p, i, dbl))) return 0;
+  return 1;
+}
+
+static void fill_nan(void *p, int64_t count, int dbl) {
+  for (int64_t i = 0; i < count; i++) put_real(p, i, NAN, dbl);
+}
+
+/* LAPACK's optimal workspace (in elements) from a query's first work entry. */
+static int64_t optimal_lwork(const double *query, int dbl) {
+  double v = dbl ? query[0] : (double)((const float *)query)[0];
+  return v < 1 ? 1 : (int64_t)v;
+}
+
+/* A real geev's eigenvectors (column j; a complex pair j, j+1 stores re, im in columns j
+ * and j+1) as complex columns, as JAX's kernel unpacks them. */
+static void unpack_eigenvectors(int64_t n, const void *wi, const void *packed, void *out,
+                                int dbl) {
+  for (int64_t j = 0; j < n;) {
+    double im_w = get_real(wi, j, dbl);
+    if (im_w == 0 || isnan(im_w) || j + 1 == n) {
+      for (int64_t i = 0; i < n; i++) {
+        put_real(out, 2 * (j * n + i), get_real(packed, j * n + i, dbl), dbl);
+        put_real(out, 2 * (j * n + i) + 1, 0, dbl);
+      }
+      j += 1;
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        double re = get_real(packed, j * n + i, dbl), im = get_real(packed, (j + 1) * n + i, dbl);
+        put_real(out, 2 * (j * n + i), re, dbl);
+        put_real(out, 2 * (j * n + i) + 1, im, dbl);
+        put_real(out, 2 * ((j + 1) * n + i), re, dbl);
+        put_real(out, 2 * ((j + 1) * n + i) + 1, -im, dbl);
+      }
+      j += 2;
+    }
+  }
+}
+
+static int complex_of(int k) { return k == 0 || k == 2 ? FFI_C64 : FFI_C128; }
+
+/* Batches of matrices in `a` (rank >= 2, square): the matrix order and the batch count. */
+static int square_batch(const FfiBuffer *a, int64_t *n, int64_t *batch) {
+  if (a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2]) return 0;
+  *n = a->dims[a->rank - 1];
+  *batch = 1;
+  for (int64_t d = 0; d < a->rank - 2; d++) *batch *= a->dims[d];
+  return 1;
+}
+
+/* xjax_lapack_geev: operand a; results w, then vl if `left`, then vr if `right` (all
+ * complex; matrices column-major). A matrix with a non-finite entry, or whose geev fails,
+ * gives NaN outputs (JAX's kernel and lowering do the same). */
+static void *lapack_geev_handler(FfiCallFrame *frame) {
+  if (answer_metadata(frame)) return NULL;
+  int64_t left, right, n, batch;
+  if (!frame_ok(frame) || frame->args.size != 1 || !find_i64_attr(frame, "left", &left) ||
+      !find_i64_attr(frame, "right", &right) || frame->rets.size != 1 + !!left + !!right)
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT,
+                     "xjax_lapack_geev takes 1 operand, attributes left and right, and "
+                     "makes 1 + left + right results");
+  FfiBuffer *a = (FfiBuffer *)frame->args.values[0];
+  FfiBuffer *w = (FfiBuffer *)frame->rets.values[0];
+  FfiBuffer *vl = left ? (FfiBuffer *)frame->rets.values[1] : NULL;
+  FfiBuffer *vr = right ? (FfiBuffer *)frame->rets.values[1 + !!left] : NULL;
+  int k = getrf_index(a->dtype);
+  if (k < 0 || geev[k] == NULL || !square_batch(a, &n, &batch) ||
+      w->dtype != complex_of(k) || (vl && vl->dtype != w->dtype) ||
+      (vr && vr->dtype != w->dtype))
+    return ffi_error(frame, FFI_ERR_UNIMPLEMENTED, "xjax_lapack_geev: unsupported operand");
+  if (n == 0 || batch == 0) return NULL;
+  const int cplx = k >= 2, dbl = k == 1 || k == 3;
+  const size_t real_size = dbl ? 8 : 4, item = cplx ? 2 * real_size : real_size;
+  const size_t out_item = 2 * real_size, nn = (size_t)(n * n);
+  const char jobvl = left ? 'V' : 'N', jobvr = right ? 'V' : 'N';
+  const int64_t ld = n, ldvl = left ? n : 1, ldvr = right ? n : 1;
+  double query[2] = {0, 0}, dummy[4] = {0, 0, 0, 0};
+  int64_t lwork = -1, info = 0;
+  /* scratch: the matrix (geev overwrites it), then real geev's wr, wi and packed vectors
+   * or complex geev's rwork */
+  size_t scratch_bytes = nn * item + (cplx ? 2 * (size_t)n * real_size
+                                           : 2 * (size_t)n * real_size + 2 * nn * real_size);
+  char *scratch = malloc(scratch_bytes);
+  if (scratch == NULL) return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_lapack_geev: no memory");
+  char *mat = scratch, *extra = scratch + nn * item;
+  char *wr = extra, *wi = extra + n * real_size, *pvl = extra + 2 * n * real_size,
+       *pvr = pvl + nn * real_size;
+  if (cplx)
+    ((geev_complex_fn)geev[k])(&jobvl, &jobvr, &n, mat, &ld, dummy, dummy, &ldvl, dummy,
+                               &ldvr, query, &lwork, extra, &info, 1, 1);
+  else
+    ((geev_real_fn)geev[k])(&jobvl, &jobvr, &n, mat, &ld, wr, wi, pvl, &ldvl, pvr, &ldvr,
+                            query, &lwork, &info, 1, 1);
+  lwork = optimal_lwork(query, dbl);
+  void *work = malloc((size_t)lwork * item);
+  if (work == NULL) {
+    free(scratch);
+    return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_lapack_geev: no memory");
+  }
+  for (int64_t b = 0; b < batch; b++) {
+    char *wb = (char *)w->data + (size_t)(b * n) * out_item;
+    char *vlb = vl ? (char *)vl->data + (size_t)b * nn * out_item : NULL;
+    char *vrb = vr ? (char *)vr->data + (size_t)b * nn * out_item : NULL;
+    memcpy(mat, (char *)a->data + (size_t)b * nn * item, nn * item);
+    info = all_finite(mat, (int64_t)(nn * item / real_size), dbl) ? 0 : -4;
+    if (info == 0 && cplx)
+      ((geev_complex_fn)geev[k])(&jobvl, &jobvr, &n, mat, &ld, wb, vlb ? vlb : (char *)dummy,
+                                 &ldvl, vrb ? vrb : (char *)dummy, &ldvr, work, &lwork, extra,
+                                 &info, 1, 1);
+    else if (info == 0) {
+      ((geev_real_fn)geev[k])(&jobvl, &jobvr, &n, mat, &ld, wr, wi, vl ? pvl : (char *)dummy,
+                              &ldvl, vr ? pvr : (char *)dummy, &ldvr, work, &lwork, &info, 1,
+                              1);
+      if (info == 0) {
+        for (int64_t i = 0; i < n; i++) {
+          put_real(wb, 2 * i, get_real(wr, i, dbl), dbl);
+          put_real(wb, 2 * i + 1, get_real(wi, i, dbl), dbl);
+        }
+        if (vlb) unpack_eigenvectors(n, wi, pvl, vlb, dbl);
+        if (vrb) unpack_eigenvectors(n, wi, pvr, vrb, dbl);
+      }
+    }
+    if (info != 0) {
+      fill_nan(wb, 2 * n, dbl);
+      if (vlb) fill_nan(vlb, 2 * (int64_t)nn, dbl);
+      if (vrb) fill_nan(vrb, 2 * (int64_t)nn, dbl);
+    }
+  }
+  free(work);
+  free(scratch);
+  return NULL;
+}
+
+/* xjax_lapack_gees: operand a; results the Schur form T, then the Schur vectors Z if
+ * `vectors` (same dtype, column-major). No eigenvalue ordering (as JAX's kernel). A matrix
+ * with a non-finite entry, or whose gees fails, gives NaN outputs. */
+static void *lapack_gees_handler(FfiCallFrame *frame) {
+  if (answer_metadata(frame)) return NULL;
+  int64_t vectors, n, batch;
+  if (!frame_ok(frame) || frame->args.size != 1 ||
+      !find_i64_attr(frame, "vectors", &vectors) || frame->rets.size != 1 + !!vectors)
+    return ffi_error(frame, FFI_ERR_INVALID_ARGUMENT,
+                     "xjax_lapack_gees takes 1 operand, attribute vectors, and makes "
+                     "1 + vectors results");
+  FfiBuffer *a = (FfiBuffer *)frame->args.values[0];
+  FfiBuffer *t = (FfiBuffer *)frame->rets.values[0];
+  FfiBuffer *z = vectors ? (FfiBuffer *)frame->rets.values[1] : NULL;
+  int k = getrf_index(a->dtype);
+  if (k < 0 || gees[k] == NULL || !square_batch(a, &n, &batch) || t->dtype != a->dtype ||
+      (z && z->dtype != a->dtype))
+    return ffi_error(frame, FFI_ERR_UNIMPLEMENTED, "xjax_lapack_gees: unsupported operand");
+  if (n == 0 || batch == 0) return NULL;
+  const int cplx = k >= 2, dbl = k == 1 || k == 3;
+  const size_t real_size = dbl ? 8 : 4, item = cplx ? 2 * real_size : real_size;
+  const size_t nn = (size_t)(n * n);
+  const char jobvs = vectors ? 'V' : 'N', sort = 'N';
+  const int64_t ld = n, ldvs = vectors ? n : 1;
+  double query[2] = {0, 0}, dummy[2] = {0, 0};
+  int64_t lwork = -1, info = 0, sdim = 0, bwork[1] = {0};
+  /* eigenvalues (wr, wi or w) and complex gees's rwork */
+  char *extra = malloc((size_t)n * (cplx ? item + real_size : 2 * real_size));
+  if (extra == NULL) return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_lapack_gees: no memory");
+  char *w2 = extra + (size_t)n * (cplx ? item : real_size); /* wi, or rwork */
+  char *tb0 = (char *)t->data;
+  if (cplx)
+    ((gees_complex_fn)gees[k])(&jobvs, &sort, NULL, &n, tb0, &ld, &sdim, extra, dummy, &ldvs,
+                               query, &lwork, w2, bwork, &info, 1, 1);
+  else
+    ((gees_real_fn)gees[k])(&jobvs, &sort, NULL, &n, tb0, &ld, &sdim, extra, w2, dummy,
+                            &ldvs, query, &lwork, bwork, &info, 1, 1);
+  lwork = optimal_lwork(query, dbl);
+  void *work = malloc((size_t)lwork * item);
+  if (work == NULL) {
+    free(extra);
+    return ffi_error(frame, FFI_ERR_INTERNAL, "xjax_lapack_gees: no memory");
+  }
+  if (t->data != a->data) memcpy(t->data, a->data, nn * item * (size_t)batch);
+  for (int64_t b = 0; b < batch; b++) {
+    char *tb = tb0 + (size_t)b * nn * item;
+    char *zb = z ? (char *)z->data + (size_t)b * nn * item : (char *)dummy;
+    info = all_finite(tb, (int64_t)(nn * item / real_size), dbl) ? 0 : -4;
+    if (info == 0 && cplx)
+      ((gees_complex_fn)gees[k])(&jobvs, &sort, NULL, &n, tb, &ld, &sdim, extra, zb, &ldvs,
+                                 work, &lwork, w2, bwork, &info, 1, 1);
+    else if (info == 0)
+      ((gees_real_fn)gees[k])(&jobvs, &sort, NULL, &n, tb, &ld, &sdim, extra, w2, zb, &ldvs,
+                              work, &lwork, bwork, &info, 1, 1);
+    if (info != 0) {
+      fill_nan(tb, (int64_t)(nn * item / real_size), dbl);
+      if (z) fill_nan(zb, (int64_t)(nn * item / real_size), dbl);
+    }
+  }
+  free(work);
+  free(extra);
+  return NULL;
+}
+
 /* ------------------------------------------------------------ Python entry */
 
 static const FfiExtension *find_ffi_extension(const PJRT_Api *api) {
@@ -486,6 +730,14 @@ PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
       return NULL;
     }
     handler = (void *)lapack_getrf_handler;
+  } else if (strcmp(name, "xjax_lapack_geev") == 0 || strcmp(name, "xjax_lapack_gees") == 0) {
+    int is_geev = strcmp(name, "xjax_lapack_geev") == 0;
+    if ((is_geev ? geev : gees)[0] == NULL) {
+      PyErr_Format(PyExc_RuntimeError, "load a LAPACK with ?%s first (ffi_load_lapack)",
+                   name + 12);
+      return NULL;
+    }
+    handler = is_geev ? (void *)lapack_geev_handler : (void *)lapack_gees_handler;
   } else {
     PyErr_Format(PyExc_ValueError, "no FFI handler named %s", name);
     return NULL;
@@ -493,8 +745,24 @@ PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
   return register_handler((PluginObject *)plugin, name, handler);
 }
 
+/* Finds LAPACK routine `routine` for all four types (s, d, c, z) in `lib`; 1 if all were. */
+static int find_routines(void *lib, const char *prefix, const char *routine, const char *suffix,
+                         void *out[4]) {
+  static const char letters[4] = {'s', 'd', 'c', 'z'};
+  void *found[4];
+  for (int i = 0; i < 4; i++) {
+    char name[128];
+    snprintf(name, sizeof(name), "%s%c%s%s", prefix, letters[i], routine, suffix);
+    found[i] = dlsym(lib, name);
+    if (found[i] == NULL) return 0;
+  }
+  memcpy(out, found, sizeof(found));
+  return 1;
+}
+
 /* ffi_load_lapack(path, prefix, suffix): dlopens the library and finds ?getrf (required)
- * and ?trsm; returns whether ?trsm was found. */
+ * and the optional ?trsm, ?geev and ?gees; returns the names of the optional routines
+ * found, a tuple of str. */
 PyObject *ffi_load_lapack(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path_obj;
@@ -508,29 +776,31 @@ PyObject *ffi_load_lapack(PyObject *mod, PyObject *args) {
     PyErr_Format(PyExc_OSError, "cannot load LAPACK: %s", dlerror());
     return NULL;
   }
-  static const char letters[4] = {'s', 'd', 'c', 'z'};
-  getrf_fn found[4];
-  for (int i = 0; i < 4; i++) {
-    char name[128];
-    snprintf(name, sizeof(name), "%s%cgetrf%s", prefix, letters[i], suffix);
-    found[i] = (getrf_fn)dlsym(lib, name);
-    if (found[i] == NULL) {
-      PyErr_Format(PyExc_OSError, "LAPACK library has no %s", name);
-      return NULL;
-    }
+  void *found[4];
+  if (!find_routines(lib, prefix, "getrf", suffix, found)) {
+    PyErr_Format(PyExc_OSError, "LAPACK library has no %sdgetrf%s (or another type's)", prefix,
+                 suffix);
+    return NULL;
   }
   memcpy(getrf, found, sizeof(getrf));
-  /* ?trsm is optional: without it triangular solves stay XLA's */
-  trsm_fn found_trsm[4];
-  int have_trsm = 1;
-  for (int i = 0; i < 4; i++) {
-    char name[128];
-    snprintf(name, sizeof(name), "%s%ctrsm%s", prefix, letters[i], suffix);
-    found_trsm[i] = (trsm_fn)dlsym(lib, name);
-    have_trsm = have_trsm && found_trsm[i] != NULL;
+  /* the optional routines: without them those operations stay XLA's (or unavailable) */
+  PyObject *names = PyList_New(0);
+  if (names == NULL) return NULL;
+  static const char *optional[3] = {"trsm", "geev", "gees"};
+  void **tables[3] = {(void **)trsm, geev, gees};
+  for (int r = 0; r < 3; r++) {
+    if (!find_routines(lib, prefix, optional[r], suffix, tables[r])) continue;
+    PyObject *name = PyUnicode_FromString(optional[r]);
+    if (name == NULL || PyList_Append(names, name) < 0) {
+      Py_XDECREF(name);
+      Py_DECREF(names);
+      return NULL;
+    }
+    Py_DECREF(name);
   }
-  if (have_trsm) memcpy(trsm, found_trsm, sizeof(trsm));
-  return PyBool_FromLong(have_trsm);
+  PyObject *out = PyList_AsTuple(names);
+  Py_DECREF(names);
+  return out;
 }
 
 PyObject *ffi_set_dispatcher(PyObject *mod, PyObject *fn) {

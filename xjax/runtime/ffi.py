@@ -12,6 +12,13 @@ functions and says which custom-call targets a platform has.
   bundles (found by ``_find_numpy_lapack``); absent when that library is not found.
 - ``TRSM_TARGET``: BLAS ``?trsm`` (triangular solve) from the same library, column-major;
   integer attributes ``left``, ``lower``, ``trans`` (0 none, 1 transpose, 2 adjoint), ``unit``.
+- ``GEEV_TARGET``: LAPACK ``?geev`` (eigendecomposition of a general matrix) from the same
+  library: integer attributes ``left`` and ``right`` (which eigenvectors); results ``w``, then
+  ``vl`` and/or ``vr``, complex, matrices column-major; NaN where the input is not finite or
+  geev fails.
+- ``GEES_TARGET``: LAPACK ``?gees`` (Schur decomposition, unordered) from the same library:
+  integer attribute ``vectors``; results ``T``, then ``Z`` if asked, column-major; NaN where
+  the input is not finite or gees fails.
 
 Registered functions live as long as the process (executables refer to them by id; the
 cache of compiled programs would otherwise have to track them). ``register_host_callback``
@@ -31,12 +38,16 @@ import numpy as np
 from . import _pjrt
 from .client import _find_plugin, get_client
 
-__all__ = ["HOST_CALLBACK_TARGET", "LU_TARGET", "TRSM_TARGET", "ffi_targets",
-           "register_host_callback"]
+__all__ = ["GEES_TARGET", "GEEV_TARGET", "HOST_CALLBACK_TARGET", "LU_TARGET", "TRSM_TARGET",
+           "ffi_targets", "register_host_callback"]
 
 HOST_CALLBACK_TARGET = "xjax_host_callback"
 LU_TARGET = "xjax_lapack_getrf"
 TRSM_TARGET = "xjax_blas_trsm"
+GEEV_TARGET = "xjax_lapack_geev"
+GEES_TARGET = "xjax_lapack_gees"
+# the optional routines ffi_load_lapack may find -> the targets they serve
+_OPTIONAL_TARGETS = {"trsm": TRSM_TARGET, "geev": GEEV_TARGET, "gees": GEES_TARGET}
 
 # XLA_FFI_DataType (xla_data.proto's PrimitiveType numbers) -> numpy dtype.
 _FFI_DTYPES = {
@@ -139,12 +150,12 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
                 names.add(HOST_CALLBACK_TARGET)
                 lapack = _find_numpy_lapack()
                 if lapack is not None:
-                    has_trsm = _pjrt.ffi_load_lapack(*lapack)
+                    found = _pjrt.ffi_load_lapack(*lapack)
                     _pjrt.ffi_register_target(plugin, LU_TARGET)
                     names.add(LU_TARGET)
-                    if has_trsm:
-                        _pjrt.ffi_register_target(plugin, TRSM_TARGET)
-                        names.add(TRSM_TARGET)
+                    for routine in found:
+                        _pjrt.ffi_register_target(plugin, _OPTIONAL_TARGETS[routine])
+                        names.add(_OPTIONAL_TARGETS[routine])
             except (NotImplementedError, OSError, RuntimeError):
                 pass
         _registered[platform] = frozenset(names)
