@@ -12,15 +12,9 @@ from xjax.lax.linalg_qr import householder_product, qr, qr_p  # noqa: F401
 from xjax.lax.linalg_eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax.lax.linalg_svd import SvdAlgorithm, svd, svd_p  # noqa: F401
 from xjax.lax.linalg_eig import EigImplementation, eig, eig_p  # noqa: F401
+from xjax.lax.linalg_schur import schur, schur_p  # noqa: F401
 from xjax.lax.linalg_hessenberg import (cholesky_update, hessenberg,  # noqa: F401
                                         symmetric_product, tridiagonal, tridiagonal_solve)
-
-
-def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
-          select_callable=None):
-    """Schur decomposition: not implemented in xjax (JAX calls LAPACK gees on the CPU)."""
-    raise NotImplementedError("lax.linalg.schur is not implemented in xjax (JAX calls LAPACK "
-                              "gees on the CPU; xjax has no QR-algorithm version yet)")
 
 
 def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None,

@@ -338,3 +338,57 @@ def update_at(x, update, start, axis: int):
     from xjax import lax
     starts = [start if d == axis else lax.full((), 0, dtype(start)) for d in range(ndim(x))]
     return lax.dynamic_update_slice(x, update, starts)
+
+
+# -- LAPACK through xjax's XLA FFI custom calls (CPU) --
+
+
+def lapack_target_missing(name: str, target: str, routine: str, aval):
+    """Why ``target`` (an FFI custom call to LAPACK ``routine``) cannot compute ``name`` for
+    ``aval`` under ``jit`` here, as a NotImplementedError to raise; None when it can."""
+    check_lapack_dtype(aval.dtype)
+    from xjax.runtime import default_backend
+    from xjax.runtime.ffi import ffi_targets
+    if default_backend() != "cpu":
+        return NotImplementedError(f"{name} is only implemented on the CPU (LAPACK {routine}, "
+                                   "as in JAX)")
+    if target not in ffi_targets("cpu"):
+        return NotImplementedError(
+            f"{name} under jit needs LAPACK {routine} from the OpenBLAS bundled with NumPy's "
+            "wheels (numpy.libs/libscipy_openblas64_*.so), which was not found")
+    return None
+
+
+def dense_layout(minor_to_major) -> str:
+    """A custom call's operand/result layout attribute."""
+    return (f"dense<[{', '.join(map(str, minor_to_major))}]> : "
+            f"tensor<{len(minor_to_major)}xindex>")
+
+
+def lower_lapack_call(ctx, target: str, operand, attributes: dict):
+    """``stablehlo.custom_call @target`` (XLA FFI, api_version 4) of one matrix operand with
+    integer ``attributes``, making ``ctx.avals_out``. Matrices (the operand's rank) are
+    column-major with the batch dims outermost, as LAPACK wants them (XLA transposes);
+    vectors keep the default layout."""
+    rank = len(ctx.avals_in[0].shape)
+    matrix = dense_layout([rank - 2, rank - 1, *range(rank - 3, -1, -1)])
+
+    def layout(aval):
+        return matrix if len(aval.shape) == rank else dense_layout(
+            list(range(len(aval.shape) - 1, -1, -1)))
+
+    config = ", ".join(f"{k} = {int(v)} : i64" for k, v in attributes.items())
+    attrs = {"call_target_name": f'"{target}"', "api_version": "4 : i32",
+             "backend_config": f"{{{config}}}", "operand_layouts": f"[{matrix}]",
+             "result_layouts": f"[{', '.join(layout(a) for a in ctx.avals_out)}]"}
+    return ctx.builder.op("stablehlo.custom_call", [operand],
+                          [aval_type(a) for a in ctx.avals_out], attrs)
+
+
+def run_compiled(primitive, arrays, **params):
+    """Run ``primitive`` on NumPy ``arrays`` compiled alone by XLA (cached per shape): the
+    eager path of a primitive whose only kernel is a LAPACK custom call."""
+    from xjax.core.avals import ShapedArray
+    from xjax.interpreters.eval import run_primitive_with_xla  # call time, not import
+    avals = [ShapedArray(a.shape, a.dtype) for a in arrays]
+    return run_primitive_with_xla(primitive, list(arrays), avals, params)

@@ -111,10 +111,6 @@ NO_RECORD = {
     "custom_vmap_call": "holds a user function and vmap rule: tested in "
                         "tests/test_custom_batching.py",
     "ffi_call": "calls a foreign C handler: tested in tests/test_ffi.py (compiles a handler)",
-    # JAX runs LAPACK's geev on the CPU and xjax has no lax version yet, so the impl-vs-XLA,
-    # jit and vmap-under-jit checks cannot run
-    "eig": "no lowering (CPU eager only); tested eagerly against NumPy and JAX in "
-           "tests/lax/test_linalg.py",
 }
 
 

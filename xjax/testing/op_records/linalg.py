@@ -131,4 +131,11 @@ RECORDS += [
     OpRecord("svd", lambda x: lax.linalg.svd(x, compute_uv=False), [(2, 4, 3)], _F,
              tol=_TOL, name="values"),
     OpRecord("svd", _svd(True), [(5, 2)], _F, tol=_TOL, name="tall-full", grad_order=0),
+    # eig and schur run LAPACK (geev, gees) eagerly and under jit alike; eigenvectors and
+    # Schur vectors are phase-normalized by LAPACK, so compared as they are
+    OpRecord("eig", lambda x: lax.linalg.eig(x, compute_left_eigenvectors=False,
+                                             compute_right_eigenvectors=False),
+             [(2, 4, 4)], _F, tol=_TOL, name="values", grad_order=1),
+    OpRecord("eig", lax.linalg.eig, [(3, 3)], _F, tol=_TOL, name="vectors", grad_order=0),
+    OpRecord("schur", lax.linalg.schur, [(2, 4, 4)], _F, tol=_TOL, grad_order=0),
 ]
