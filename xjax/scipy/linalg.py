@@ -18,6 +18,7 @@ import numpy as np
 from xjax import lax
 from xjax.core import dtypes
 from xjax.numpy._promotion import aval_of, check_arraylike, promote_dtypes_inexact, to_jax
+from xjax.scipy._linalg_schur import funm, rsf2csf, schur, sqrtm  # noqa: F401  (Schur-based)
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
@@ -392,31 +393,6 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
     # row-major vec: (A X)_ij = sum_k A_ik X_kj -> kron(A, I); (X B)_ij -> kron(I, B^T)
     system = jnp.kron(a, jnp.eye(m, dtype=dtype)) + jnp.kron(jnp.eye(n, dtype=dtype), b.T)
     return jnp.reshape(_linalg().solve(system, jnp.ravel(c)), (n, m))
-
-
-def _no_schur(name):
-    raise NotImplementedError(f"jax.scipy.linalg.{name} needs the Schur decomposition, which "
-                              "is not implemented in xjax (JAX calls LAPACK gees on the CPU)")
-
-
-def schur(a, output: str = "real"):
-    """Schur decomposition: not implemented in xjax."""
-    _no_schur("schur")
-
-
-def rsf2csf(T, Z, check_finite: bool = True):
-    """Real to complex Schur form: not implemented in xjax."""
-    _no_schur("rsf2csf")
-
-
-def sqrtm(A, blocksize: int = 1):
-    """Matrix square root: not implemented in xjax (JAX's goes through the Schur form)."""
-    _no_schur("sqrtm")
-
-
-def funm(A, func, disp: bool = True):
-    """Matrix function by the Schur-Parlett method: not implemented in xjax."""
-    _no_schur("funm")
 
 
 # -- special matrices --
