@@ -5,18 +5,21 @@ matrix, and small matrix helpers written with lax (used by rules and lowerings).
 How each decomposition is computed, and why (single-threaded float32 timings on this
 project's CPU; each module gives its own):
 
-- eagerly (NumPy ``impl``): LAPACK, as JAX's CPU backend. ``cholesky``, ``qr``, ``eigh``,
-  ``svd`` and ``eig`` call ``numpy.linalg`` (potrf, geqrf/orgqr, syevd, gesdd, geev). NumPy
-  exposes no LU or triangular solve: ``lu`` and ``triangular_solve`` use SciPy's LAPACK
-  wrappers (getrf, trtrs) when SciPy is importable (an optional accelerator, not a
-  dependency), otherwise NumPy code (a 500x500 LU: getrf 1.4 ms, the NumPy code ~30 ms).
-- under ``jit`` (``lower``): XLA's own ``stablehlo.cholesky``, ``stablehlo.triangular_solve``
-  and ``stablehlo.fft``. The CPU plugin has no LAPACK custom calls and our runtime no FFI
-  registration, so LU, QR, eigh and SVD are lax programs compiled by XLA: blocked LU with
-  partial pivoting, Householder QR, parallel cyclic Jacobi eigh, one-sided Jacobi SVD. They
-  agree with LAPACK to rounding but run 8-20x slower than it at n = 100-500 (500x500 LU
-  22 ms vs 1.4 ms; 100x100 eigh 12 ms vs 0.6 ms; XLA's own 500x500 cholesky 23 ms vs 1.7 ms)
-  and compile in about a second.
+- eagerly (NumPy ``impl``): LAPACK, as JAX's CPU backend. ``cholesky``, ``qr``, ``eigh``
+  and ``svd`` call ``numpy.linalg`` (potrf, geqrf/orgqr, syevd, gesdd). NumPy exposes no LU
+  or triangular solve: ``lu`` and ``triangular_solve`` use SciPy's LAPACK wrappers (getrf,
+  trtrs) when SciPy is importable (an optional accelerator, not a dependency), otherwise
+  NumPy code (a 500x500 LU: getrf 1.4 ms, the NumPy code ~30 ms). ``eig`` and ``schur`` run
+  the same LAPACK custom call as under ``jit`` (the primitive compiled alone, cached per
+  shape), so eager and jitted results agree bit for bit.
+- under ``jit`` (``lower``): XLA's own ``stablehlo.cholesky`` and ``stablehlo.fft``; LAPACK
+  through XLA FFI custom calls registered by ``xjax.runtime.ffi`` on NumPy's bundled
+  OpenBLAS: ``lu`` (getrf), ``triangular_solve`` (trsm), ``eig`` (geev), ``schur`` (gees).
+  Without that library they fall back to lax programs (``lu``) or raise
+  ``NotImplementedError`` (``eig``, ``schur``). QR, eigh and SVD are lax programs compiled
+  by XLA: Householder QR, parallel cyclic Jacobi eigh, one-sided Jacobi SVD. They agree with
+  LAPACK to rounding but run 8-20x slower than it at n = 100-500 (100x100 eigh 12 ms vs
+  0.6 ms) and compile in about a second.
 
 Lowering through a lax program needs the staging interpreter and control flow, which live
 above lax: they are imported when a lowering runs (as JAX's ``mlir.lower_fun`` does), never

@@ -186,7 +186,8 @@ static PyMethodDef module_methods[] = {
     {"ffi_register_target", ffi_register_target, METH_VARARGS,
      "ffi_register_target(plugin, name): register an FFI handler of _pjrt_ffi.c with XLA."},
     {"ffi_load_lapack", ffi_load_lapack, METH_VARARGS,
-     "ffi_load_lapack(path, prefix, suffix): dlopen LAPACK for the getrf handler."},
+     "ffi_load_lapack(path, prefix, suffix): dlopen LAPACK for the getrf/trsm/geev/gees "
+     "handlers; returns the optional routines found."},
     {"ffi_set_dispatcher", ffi_set_dispatcher, METH_O,
      "ffi_set_dispatcher(fn): fn(id, args, rets) runs host callbacks."},
     {NULL, NULL, 0, NULL}};
