@@ -15,7 +15,6 @@ import numpy as np
 
 from xjax import lax
 from xjax import numpy as jnp
-from xjax.core.stubs import not_implemented
 from xjax.custom_derivatives import custom_jvp
 from xjax.numpy._promotion import promote_args_inexact
 from xjax.scipy._special_normal import computes_in_float32, float32_or_64
@@ -401,15 +400,6 @@ def hyp1f1(a, b, x):
     scale = jnp.where(negative, jnp.exp(x), 1.0)
     series = _hyp1f1_series(a_eff, b, jnp.abs(x), 500 if _is_double(x) else 250)
     return (scale * series).astype(x.dtype)
-
-
-def _hyp2f1(a, b, c, x):
-    """Gauss's hypergeometric function ``2F1(a, b; c; x)``: not supported yet (its analytic
-    continuation beyond the disk of convergence needs the degenerate-case transformations)."""
-
-
-hyp2f1 = not_implemented("hyp2f1", "xjax.scipy.special.hyp2f1 is not implemented yet",
-                         like=_hyp2f1)
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,16 +26,18 @@ import numpy as np
 from xjax import lax
 from xjax import numpy as jnp
 from xjax.core import dtypes
-from xjax.core.stubs import not_implemented
 from xjax.custom_derivatives import custom_jvp
 from xjax.nn.functions import log_softmax as _nn_log_softmax
 from xjax.nn.functions import logsumexp as _logsumexp
 from xjax.nn.functions import softmax as _nn_softmax
 from xjax.numpy._promotion import promote_args_inexact
-from xjax.scipy._special_normal import (dawsn, erfcx, log_ndtr, ndtr, ndtri,  # noqa: F401
-                                        owens_t)
+from xjax.scipy._special_faddeeva import faddeeva
+from xjax.scipy._special_hyp import hyp2f1  # noqa: F401
+from xjax.scipy._special_normal import dawsn, log_ndtr, ndtr, ndtri, owens_t  # noqa: F401
+from xjax.scipy._special_normal import erfcx as _erfcx_real
 from xjax.scipy._special_series import (bessel_jn, exp1, expi, expn, fresnel,  # noqa: F401
-                                        hyp1f1, hyp2f1, sici, spence)
+                                        hyp1f1, sici, spence)
+from xjax.scipy._special_sph import sph_harm_y  # noqa: F401
 
 
 def _float(name, *args):
@@ -724,18 +726,40 @@ def bernoulli(n: int):
     return jnp.asarray(values, dtype=dtypes.default_float_dtype())
 
 
-def _sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
-    """Spherical harmonics: not supported yet (complex associated Legendre functions)."""
+def wofz(z):
+    """The Faddeeva function ``w(z) = exp(-z**2) erfc(-i z)``, for real or complex ``z``
+    (the result is complex: complex64, or complex128 for double-precision input).
+
+    Poppe & Wijers' algorithm (Taylor series, Gautschi's method, Laplace's continued
+    fraction; see ``xjax/scipy/_special_faddeeva.py``): relative accuracy about 1e-14 in
+    complex128. Differentiable (holomorphic): ``w'(z) = -2 z w(z) + 2i/sqrt(pi)``.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax.scipy.special import wofz
+    >>> wofz(jnp.array([0., 1.]))
+    Array([1.        +0.j       , 0.36787942+0.6071577j], dtype=complex64)
+    """
+    z, = _float("wofz", z)
+    return faddeeva(z.astype(dtypes.to_complex_dtype(z.dtype)))
 
 
-def _wofz(z):
-    """The Faddeeva function ``exp(-z**2) erfc(-i z)``: not supported yet (complex)."""
+def erfcx(x):
+    """The scaled complementary error function ``exp(x**2) erfc(x)``; for complex ``x`` it
+    is ``wofz(i x)``.
 
-
-sph_harm_y = not_implemented("sph_harm_y", "xjax.scipy.special.sph_harm_y is not implemented "
-                             "yet", like=_sph_harm_y)
-wofz = not_implemented("wofz", "xjax.scipy.special.wofz is not implemented yet (complex "
-                       "arguments)", like=_wofz)
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax.scipy.special import erfcx
+    >>> erfcx(jnp.array([0., 1.]))
+    Array([1.       , 0.4275836], dtype=float32)
+    """
+    x, = _float("erfcx", x)
+    if dtypes.is_complex(x.dtype):
+        return faddeeva(lax.complex(-jnp.imag(x), jnp.real(x)))
+    return _erfcx_real(x)
 
 
 # --------------------------------------------------------------------------------------------
