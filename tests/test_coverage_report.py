@@ -65,8 +65,7 @@ def test_statuses(small_report):
 def test_headline_counts_only_headline_callables(small_report):
     h = small_report["headline"]
     # sin, sum (partial), fromfile (as JAX), the fake (missing), nn.scaled_matmul (stub);
-    # float32 is a
-    # class and add_p is not in a headline module
+    # float32 is a class and add_p is not in a headline module
     assert h["callables"] == 5
     assert h["working"] == 3
     assert h["fully_working"] == 2
