@@ -504,6 +504,162 @@ def test_writing_transformed_values_to_outer_ref_raises():
     assert float(r[...]) == 0.0
 
 
+# -- Refs as arguments of vmap, jvp, linearize, vjp, grad -------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_vmap_writes_mapped_axis_of_ref_argument(axis):
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    r = xjax.new_ref(x)
+
+    def f(ref):
+        ref[...] = ref[...] * 2 + 1
+        ref[0] += 10.0
+
+    assert xjax.vmap(f, in_axes=axis)(r) is None
+    expected = np.moveaxis(np.moveaxis(x, axis, 0) * 2 + 1, 0, axis)
+    np.moveaxis(expected, axis, 0)[:, 0] += 10
+    np.testing.assert_array_equal(np.asarray(r[...]), expected)
+
+
+def test_vmap_ref_argument_with_batched_values_and_indices():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    r = xjax.new_ref(x)
+    seen = []
+
+    def f(ref, i, v):
+        seen.append((str(xjax.typeof(ref)), ref.shape, len(ref)))
+        ref[i] = v
+        xjax.ref.addupdate(ref, 0, v)
+        return ref[...].sum() * v
+
+    out = xjax.vmap(f, in_axes=(0, 0, 0))(r, jnp.asarray([1, 2]), jnp.asarray([5.0, 7.0]))
+    expected = x.copy()
+    for b, (i, v) in enumerate([(1, 5.0), (2, 7.0)]):
+        expected[b, i] = v
+        expected[b, 0] += v
+    np.testing.assert_array_equal(np.asarray(r[...]), expected)
+    np.testing.assert_allclose(np.asarray(out), expected.sum(1) * [5.0, 7.0])
+    assert seen == [("Ref{float32[3]}", (3,), 3)]
+
+
+def test_vmap_ref_argument_through_jit_loops_and_nesting():
+    x = np.arange(12.0, dtype=np.float32).reshape(2, 2, 3)
+
+    def body_loop(ref):
+        def body(i, c):
+            ref[i] += c
+            return c + 1.0
+        lax.fori_loop(0, 3, body, 1.0)
+
+    r = xjax.new_ref(x[0])
+    xjax.vmap(body_loop)(r)
+    np.testing.assert_array_equal(np.asarray(r[...]), x[0] + [1.0, 2.0, 3.0])
+    r = xjax.new_ref(x)
+    xjax.vmap(xjax.vmap(xjax.jit(lambda ref: ref.__setitem__(..., ref[...] * 3))))(r)
+    np.testing.assert_array_equal(np.asarray(r[...]), x * 3)
+    r = xjax.new_ref(x[0])
+    xjax.jit(xjax.vmap(lambda ref, v: ref.__setitem__(..., ref[...] + v)))(r, jnp.ones(2))
+    np.testing.assert_array_equal(np.asarray(r[...]), x[0] + 1)
+
+    @xjax.jit
+    def closing():  # a Ref closed over by jit, passed to vmap inside
+        xjax.vmap(lambda ref: ref.__setitem__(0, -1.0), in_axes=1)(r)
+    closing()
+    np.testing.assert_array_equal(np.asarray(r[...])[0], -np.ones(3))
+
+
+def test_vmap_returned_refs():
+    r = xjax.new_ref(jnp.zeros((2, 3)))
+    out, one = xjax.vmap(lambda ref: (ref, 1.0))(r)
+    assert out is r and np.asarray(one).tolist() == [1.0, 1.0]
+    made = xjax.vmap(lambda v: xjax.new_ref(v * 2))(jnp.ones((2, 3)))
+    assert isinstance(made, xjax.Ref)
+    np.testing.assert_array_equal(np.asarray(made[...]), np.full((2, 3), 2.0))
+
+
+def test_vmap_ref_errors():
+    r = xjax.new_ref(jnp.zeros((2, 3)))
+    with pytest.raises(ValueError, match="appeared at both a and b"):
+        xjax.vmap(lambda a, b: None)(r, r)
+    with pytest.raises(ValueError, match=r"axis 0 of .* of type Ref\{float32\[2,3\]\}"):
+        xjax.vmap(lambda a, y: None)(r, jnp.ones(3))
+    unmapped = xjax.vmap(lambda ref, x: ref[0, 0] + x, in_axes=(None, 0))
+    assert np.asarray(unmapped(r, jnp.ones(2))).tolist() == [1.0, 1.0]
+    write_unmapped = xjax.vmap(lambda ref, x: ref.__setitem__(0, jnp.ones(3)), in_axes=(None, 0))
+    with pytest.raises(Exception, match="set/swap operation with vmapped value on an unbatched"):
+        write_unmapped(r, jnp.ones(2))
+    with pytest.raises(ValueError, match="Invalid shape for `swap`"):
+        xjax.vmap(lambda ref: ref.__setitem__(..., 1.0))(r)
+    closed = xjax.new_ref(jnp.zeros(3))
+    with pytest.raises(Exception, match="set/swap operation with vmapped value on an unbatched"):
+        xjax.vmap(lambda x: closed.__setitem__(..., jnp.ones(3)))(jnp.ones(2))  # unbatched too
+    with pytest.raises(Exception, match="an addupdate operation with vmapped value"):
+        xjax.vmap(lambda x: xjax.ref.addupdate(closed, ..., x))(jnp.ones((2, 3)))
+    assert np.asarray(closed[...]).tolist() == [0, 0, 0]
+
+
+def _scale(ref, x):
+    ref[...] = ref[...] * x
+    return (ref[...] * x).sum()
+
+
+def test_jvp_ref_primal_writes_value_and_tangent_refs():
+    v, t = np.array([1.0, 2.0, 3.0], np.float32), np.array([0.5, -1.0, 2.0], np.float32)
+    x, dx = 2.0, 0.25
+    r, tr = xjax.new_ref(jnp.asarray(v)), xjax.new_ref(jnp.asarray(t))
+    out, out_dot = xjax.jvp(_scale, (r, x), (tr, dx))
+    np.testing.assert_allclose(float(out), (v * x * x).sum(), rtol=1e-6)
+    np.testing.assert_allclose(float(out_dot), (t * x * x + 2 * v * x * dx).sum(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(r[...]), v * x, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tr[...]), t * x + v * dx, rtol=1e-6)
+    # a constant write gives the tangent Ref zeros there
+    r, tr = xjax.new_ref(jnp.asarray(v)), xjax.new_ref(jnp.asarray(t))
+    xjax.jvp(lambda ref: ref.__setitem__(1, 7.0), (r,), (tr,))
+    np.testing.assert_array_equal(np.asarray(tr[...]), [t[0], 0.0, t[2]])
+    with pytest.raises(ValueError, match=r"`get` must be called on `Ref` types: float32\[3\]"):
+        xjax.jvp(_scale, (xjax.new_ref(jnp.asarray(v)), x), (jnp.ones(3), dx))
+    with pytest.raises(TypeError, match="mutable array reference"):
+        xjax.jvp(lambda a: a.sum(), (jnp.ones(3),), (xjax.new_ref(jnp.ones(3)),))
+
+
+def test_linearize_ref_primal():
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    r = xjax.new_ref(jnp.asarray(v))
+    out, f_jvp = xjax.linearize(lambda ref: _scale(ref, 2.0), r)
+    assert float(out) == (v * 4).sum()
+    np.testing.assert_array_equal(np.asarray(r[...]), v * 2)  # written once, by linearize
+    tr = xjax.new_ref(jnp.ones(3))
+    assert float(f_jvp(tr)) == 12.0
+    np.testing.assert_array_equal(np.asarray(tr[...]), [2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match=r"Got tangent aval float32\[3\] for primal aval "
+                                         r"Ref\{float32\[3\]\}"):
+        f_jvp(jnp.ones(3))
+    _, g_jvp = xjax.linearize(lambda a: a * 2, jnp.ones(3))
+    with pytest.raises(ValueError, match=r"Got tangent aval float32\[2\] for primal aval "
+                                         r"float32\[3\] but expected float32\[3\]"):
+        g_jvp(jnp.ones(2))
+
+
+def test_vjp_and_grad_with_respect_to_ref_raise_after_forward():
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    r = xjax.new_ref(jnp.asarray(v))
+    out, f_vjp = xjax.vjp(_scale, r, 2.0)
+    assert float(out) == (v * 4).sum()
+    np.testing.assert_array_equal(np.asarray(r[...]), v * 2)
+    with pytest.raises(ValueError, match=r"Expected cotangent type Ref\{float32\[3\]\} but got "
+                                         r"float32\[3\]"):
+        f_vjp(1.0)
+    with pytest.raises(ValueError, match="Expected cotangent type"):
+        xjax.grad(lambda ref: ref[...].sum())(r)
+    with pytest.raises(ValueError, match="Expected cotangent type"):
+        xjax.jacrev(lambda ref: ref[...])(r)
+    with pytest.raises(ValueError, match="must be called on `Ref` types"):
+        xjax.jacfwd(lambda ref: ref[...])(r)
+    # a Ref that is not differentiated may be read, and written with undifferentiated values
+    g = xjax.grad(lambda x, ref: (ref.__setitem__(..., ref[...] + 1), (ref[...] * x).sum())[1])
+    assert float(g(2.0, r)) == float((v * 2 + 1).sum())
+
+
 # -- against JAX -----------------------------------------------------------------------------
 
 def test_matches_jax():

@@ -15,17 +15,46 @@ import numpy as np
 from xjax.core import dtypes
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
+from xjax.core.ref_avals import AbstractRef
 from xjax.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from xjax.core.trace import current_trace, set_current_trace
 from xjax.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
                                    jvp_flat, tangent_aval, zeros_like_aval)
 from xjax.interpreters.partial_eval import PartialStagingTrace
+from xjax.interpreters.refs import RefArgs, read_value, write_back
 from xjax.interpreters.transpose import UndefinedPrimal, backward_pass
 from xjax.lax.rules import to_operand
+from xjax.ref import Ref
+
+
+def _operand_or_ref(x):
+    return to_operand(x) if type(x) is not Ref else x
 
 
 def _as_operand_tree(tree):
-    return tree_map(to_operand, tree)
+    return tree_map(_operand_or_ref, tree)
+
+
+def _aval(x):
+    """The aval of a flat argument: a Ref's is its AbstractRef."""
+    return x._aval if type(x) is Ref else get_aval(x)
+
+
+def _inner_aval(x):
+    """The aval of a flat argument, a Ref's being the aval of the array it holds."""
+    return x._aval.inner_aval if type(x) is Ref else get_aval(x)
+
+
+def _ref_args(flat_primals):
+    """The Refs among ``flat_primals`` (a :class:`RefArgs`), or None when there are none."""
+    positions = [i for i, p in enumerate(flat_primals) if type(p) is Ref]
+    return RefArgs(flat_primals, positions) if positions else None
+
+
+def _write_back(refs, finals):
+    """Store the final values of the Refs the function wrote."""
+    for ref, value in zip(refs.written_refs(), finals, strict=True):
+        write_back(ref, value)
 
 
 # -- jvp --
@@ -48,10 +77,15 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {in_tree} whereas tangents "
                         f"have tree structure {tangent_tree}.")
-    flat_primals = [to_operand(p) for p in flat_primals]
+    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
     checked = []
+    has_refs = False
     for p, t in zip(flat_primals, flat_tangents, strict=True):
-        checked.append(_check_tangent(get_aval(p), t))
+        if type(p) is Ref or type(t) is Ref:
+            checked.append(_check_ref_tangent(p, t))
+            has_refs = True
+        else:
+            checked.append(_check_tangent(get_aval(p), t))
     trees = []  # the output's tree and (with has_aux) the aux's
 
     def flat_fun(*xs):
@@ -67,7 +101,11 @@ def jvp(fun, primals, tangents, has_aux=False):
         trees[:] = [out_tree, aux_tree, len(flat_out), flat_aux, traced]
         return [to_operand(o) for o in flat_out] + [flat_aux[i] for i in traced]
 
-    outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
+    if not has_refs:
+        outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
+    else:
+        outs, out_tangents = _jvp_with_refs(_ref_args(flat_primals), flat_fun, flat_primals,
+                                            flat_tangents, checked)
     out_tree, aux_tree, n_out, aux_leaves, traced = trees
     out_tangents = [instantiate(t) for t in out_tangents[:n_out]]
     result = (tree_unflatten(out_tree, outs[:n_out]), tree_unflatten(out_tree, out_tangents))
@@ -77,6 +115,37 @@ def jvp(fun, primals, tangents, has_aux=False):
     for i, value in zip(traced, outs[n_out:], strict=True):
         aux_leaves[i] = value
     return result + (tree_unflatten(aux_tree, aux_leaves),)
+
+
+def _check_ref_tangent(primal, tangent):
+    """A Ref primal's tangent is a Ref of the same type (its tangent value is read from it
+    and the new one written to it); returns that value."""
+    if type(primal) is not Ref:
+        raise TypeError("primal and tangent arguments to jax.jvp do not match; got a mutable "
+                        f"array reference of type {tangent.aval} as the tangent of a primal "
+                        f"of type {get_aval(to_operand(primal)).str_short()}")
+    if type(tangent) is not Ref:
+        # JAX's error, which it raises when the function reads the tangent as a Ref
+        t_aval = get_aval(tangent if not isinstance(tangent, (int, float, complex)) else
+                          to_operand(tangent))
+        raise ValueError(f"`get` must be called on `Ref` types: {t_aval.str_short()}.")
+    return _check_tangent(primal.aval.inner_aval, read_value(tangent))
+
+
+def _jvp_with_refs(refs, flat_fun, flat_primals, flat_tangents, checked):
+    """``jvp_flat`` with Ref primals bound to their values (the tangents their tangent Refs'
+    values); the final values and tangents of the Refs it wrote are stored back into the
+    Refs and their tangent Refs."""
+    outs, out_tangents = jvp_flat(refs.threading(flat_fun), refs.values(flat_primals),
+                                  checked)
+    outs, finals = refs.split(outs)
+    out_tangents, final_tangents = refs.split(out_tangents)
+    _write_back(refs, finals)
+    for k, tangent in zip(refs.written, final_tangents, strict=True):
+        tangent = instantiate(tangent)
+        if get_aval(tangent).dtype != dtypes.float0:  # integer Refs have no tangent to keep
+            write_back(flat_tangents[refs.positions[k]], tangent)
+    return outs, out_tangents
 
 
 def _check_tangent(primal_aval, tangent):
@@ -208,11 +277,13 @@ def vjp(fun, *primals, has_aux=False):
     (Array(1., dtype=float32, weak_type=True),)
     """
     flat_primals, in_tree = tree_flatten(primals)
-    flat_primals = [to_operand(p) for p in flat_primals]
+    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
     box = {}
-    lin = linearize_flat(_flatten_fun(fun, in_tree, has_aux, box), flat_primals)
+    refs = _ref_args(flat_primals)
+    lin, primal_outs = _linearize_flat_with_refs(
+        _flatten_fun(fun, in_tree, has_aux, box), flat_primals, refs)
     out_tree = box["out_tree"]
-    primal_out = tree_unflatten(out_tree, lin.primal_outs)
+    primal_out = tree_unflatten(out_tree, primal_outs)
 
     def vjp_fun(ct):
         flat_cts, ct_tree = tree_flatten(ct)
@@ -220,7 +291,7 @@ def vjp(fun, *primals, has_aux=False):
             raise TypeError("Tree structure of cotangent input "
                             f"{ct_tree}, does not match structure of primal output {out_tree}.")
         cts = []
-        for c, aval in zip(flat_cts, lin.out_avals, strict=True):
+        for c, aval in zip(flat_cts, lin.out_avals[:len(primal_outs)], strict=True):
             c = to_operand(c)
             expected = tangent_aval(aval)
             c_aval = get_aval(c)
@@ -229,6 +300,11 @@ def vjp(fun, *primals, has_aux=False):
                                  f"{c_aval.shape} must be the same as the shape of "
                                  f"corresponding primal input {aval.shape}.")
             cts.append(Zero(expected) if expected.dtype == dtypes.float0 else c)
+        if refs is not None:
+            # JAX's error: a Ref input would need a Ref cotangent, which it does not make
+            ref = refs.refs[0]
+            raise ValueError(f"Expected cotangent type {ref.aval} but got "
+                             f"{ref.aval.inner_aval.str_short()}")
         return tree_unflatten(in_tree, lin.transpose(cts))
 
     if has_aux:
@@ -240,21 +316,71 @@ def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map at primals,
     evaluated from a jaxpr without re-running ``fun``."""
     flat_primals, in_tree = tree_flatten(primals)
-    flat_primals = [to_operand(p) for p in flat_primals]
+    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
     box = {}
-    lin = linearize_flat(_flatten_fun(fun, in_tree, has_aux, box), flat_primals)
+    refs = _ref_args(flat_primals)
+    lin, primal_outs = _linearize_flat_with_refs(
+        _flatten_fun(fun, in_tree, has_aux, box), flat_primals, refs)
     out_tree = box["out_tree"]
+    primal_avals = [_aval(p) for p in flat_primals]
 
     def f_jvp(*tangents):
         flat_t, t_tree = tree_flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearized function called with tangents of structure {t_tree}, "
                             f"expected {in_tree}")
-        diff = [to_operand(t) for t, d in zip(flat_t, lin.diff_mask, strict=True) if d]
-        return tree_unflatten(out_tree, lin.apply(diff))
+        diff = []
+        for t, p_aval, d in zip(flat_t, primal_avals, lin.diff_mask, strict=True):
+            if d:
+                diff.append(_linear_tangent(t, p_aval))
+            elif type(p_aval) is AbstractRef or type(t) is Ref:
+                _linear_tangent(t, p_aval)  # checked only: an integer Ref has no tangent
+        outs = lin.apply(diff)
+        if refs is None:
+            return tree_unflatten(out_tree, outs)
+        outs, final_tangents = refs.split(outs)
+        for k, tangent in zip(refs.written, final_tangents, strict=True):
+            write_back(flat_t[refs.positions[k]], tangent)
+        return tree_unflatten(out_tree, outs)
 
-    result = (tree_unflatten(out_tree, lin.primal_outs), f_jvp)
+    result = (tree_unflatten(out_tree, primal_outs), f_jvp)
     return result + (_strip_tracers(box["aux"], None),) if has_aux else result
+
+
+def _linearize_flat_with_refs(flat_fun, flat_primals, refs):
+    """``linearize_flat``, with Ref primals bound to their values (the final values of the
+    Refs written are stored back now); also returns the function's own primal outputs."""
+    if refs is None:
+        lin = linearize_flat(flat_fun, flat_primals)
+        return lin, lin.primal_outs
+    lin = linearize_flat(refs.threading(flat_fun), refs.values(flat_primals))
+    primal_outs, finals = refs.split(lin.primal_outs)
+    _write_back(refs, finals)
+    return lin, primal_outs
+
+
+def _linear_tangent(tangent, primal_aval):
+    """A tangent given to a linearized function, as a value; JAX's error when its type does
+    not match the primal's (a Ref primal takes a Ref tangent, read here)."""
+    t_aval = _aval(tangent) if type(tangent) is Ref or not isinstance(
+        tangent, (int, float, complex)) else get_aval(to_operand(tangent))
+    if type(primal_aval) is AbstractRef:
+        expected = primal_aval
+        matches = type(t_aval) is AbstractRef and _same_type(t_aval.inner_aval,
+                                                             primal_aval.inner_aval)
+    else:
+        expected = tangent_aval(primal_aval)
+        matches = type(t_aval) is not AbstractRef and _same_type(t_aval, expected)
+    if not matches:
+        raise ValueError("linearized function called on tangent values inconsistent with the "
+                         "original primal values:\n"
+                         f"Got tangent aval {t_aval.str_short()} for primal aval "
+                         f"{primal_aval.str_short()} but expected {expected.str_short()}.")
+    return read_value(tangent) if type(tangent) is Ref else to_operand(tangent)
+
+
+def _same_type(a, b) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype
 
 
 # -- grad --
@@ -294,12 +420,16 @@ def _check_scalar_output(aval, holomorphic, api):
         if not dtypes.is_complex(aval.dtype):
             raise TypeError(f"{api} with holomorphic=True requires outputs with complex dtype, "
                             f"but got {aval.dtype.name}.")
-    elif not dtypes.is_float(aval.dtype):
+    elif dtypes.is_complex(aval.dtype):
         raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
                         f"of np.floating), but got {aval.dtype.name}. For holomorphic "
                         "differentiation, pass holomorphic=True. For differentiation of "
                         "non-holomorphic functions involving complex outputs, use jax.vjp "
                         "directly.")
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        "functions with integer outputs, use jax.vjp directly.")
 
 
 def _arg_names(fun, argnums):
@@ -330,8 +460,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
         for arg, name in zip(diff_args, names, strict=True):
             for leaf in tree_flatten(arg)[0]:
-                _check_input_dtype(get_aval(leaf), holomorphic, allow_int, name,
-                                   value_and_grad_fun._api)
+                if type(leaf) is not Ref:  # JAX does not check a Ref's dtype here
+                    _check_input_dtype(get_aval(leaf), holomorphic, allow_int, name,
+                                       value_and_grad_fun._api)
 
         def partial_fun(*dyn):
             full = list(args)
@@ -398,7 +529,7 @@ def _jacobian_setup(fun, argnums, args, kwargs, holomorphic, api):
     diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
     for arg, name in zip(diff_args, _arg_names(fun, nums), strict=True):
         for leaf in tree_flatten(arg)[0]:
-            _check_jac_input(get_aval(leaf), holomorphic, name, api)
+            _check_jac_input(_inner_aval(leaf), holomorphic, name, api)
 
     def partial_fun(*dyn):
         full = list(args)
@@ -478,7 +609,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
                                                  "jacfwd")
         flat_in, in_tree = tree_flatten(diff_args)
-        in_avals = [get_aval(x) for x in flat_in]
+        in_avals = [_inner_aval(x) for x in flat_in]
 
         primal_avals = []  # per-example avals of the outputs, read while vmap traces
 

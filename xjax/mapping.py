@@ -6,10 +6,19 @@ import functools
 
 from xjax.core.ad_util import get_aval
 from xjax.core.array import Array
+from xjax.core.avals import ShapedArray
 from xjax.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
+from xjax.core.trace import current_trace
 from xjax.interpreters.batching import batch_flat
+from xjax.interpreters.refs import RefArgs, check_distinct_refs, write_value
 from xjax.lax.batch_rules import bdim_at_front, move_axis, not_mapped
 from xjax.lax.rules import to_operand
+from xjax.ref import Ref, new_ref
+
+
+def _aval(x):
+    """The aval of a flat argument or output: a Ref's is its AbstractRef."""
+    return x._aval if type(x) is Ref else get_aval(x)
 
 
 def _is_none(x):
@@ -35,10 +44,16 @@ def _check_axis_spec(spec, what):
                             f"those types as leaves, but got {spec!r}.")
 
 
+class _RefOutput(Exception):
+    """A vmapped function returned a Ref (rare: outputs are converted again, Refs apart)."""
+
+
 def _output_operand(value):
     if isinstance(value, (str, bytes)) or value is None or (
             not isinstance(value, Array) and not hasattr(value, "__array__")
             and not isinstance(value, (bool, int, float, complex))):
+        if type(value) is Ref:
+            raise _RefOutput
         raise TypeError(f"Output from batched function {value!r} with type {type(value)} is "
                         "not a valid JAX type")
     return to_operand(value)
@@ -79,28 +94,104 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                              f"corresponding value, got specification {in_axes} for value "
                              f"tree {tree_flatten(args)[1]}.")
         flat_args, in_tree = tree_flatten((args, kwargs))
-        flat_args = [to_operand(a) for a in flat_args]
+        flat_args = [to_operand(a) if type(a) is not Ref else a for a in flat_args]
+        ref_positions = [i for i, a in enumerate(flat_args) if type(a) is Ref] \
+            if Ref in map(type, flat_args) else None
         arg_axes = _broadcast_prefix(in_axes, args, "in_axes")
         axes = arg_axes + [0] * (len(flat_args) - len(arg_axes))
         axes = _normalize_axes(flat_args, axes, fun)
         size = _mapped_size(flat_args, axes, axis_size, args, in_tree)
         out_tree_box = []
+        ref_outs = {}  # flat output position -> (Ref returned, whether made inside)
 
         def flat_fun(*xs):
             call_args, call_kwargs = tree_unflatten(in_tree, xs)
             out = fun(*call_args, **call_kwargs)
             flat_out, out_tree = tree_flatten(out)
             out_tree_box.append((out, out_tree))
-            return [_output_operand(o) for o in flat_out]
+            try:
+                return [_output_operand(o) for o in flat_out]
+            except _RefOutput:  # returned Refs come back as Refs (see _ref_outputs)
+                for k, o in enumerate(flat_out):
+                    if type(o) is Ref:
+                        ref_outs[k] = (o, o._trace is current_trace())
+                return [_output_operand(o if type(o) is not Ref else o._value)
+                        for o in flat_out]
 
-        vals, dims = batch_flat(flat_fun, flat_args, axes, axis_name, size)
+        if not ref_positions:
+            vals, dims = batch_flat(flat_fun, flat_args, axes, axis_name, size)
+        else:
+            vals, dims = _batch_with_ref_args(fun, args, kwargs, flat_fun, flat_args,
+                                              ref_positions, axes, axis_name, size)
         out_value, out_tree = out_tree_box[0]
         flat_out_axes = _broadcast_prefix(out_axes, tree_unflatten(out_tree, vals), "out_axes")
         outs = [_place_output(v, d, a, size) for v, d, a in zip(vals, dims, flat_out_axes,
                                                                 strict=True)]
+        if ref_outs:
+            _ref_outputs(outs, ref_outs, [flat_args[i] for i in ref_positions or ()])
         return tree_unflatten(out_tree, outs)
 
     return vmapped
+
+
+def _batch_with_ref_args(fun, args, kwargs, flat_fun, flat_args, positions, axes, axis_name,
+                         size):
+    """``batch_flat`` for arguments that include Refs: a mapped Ref is bound to its value,
+    batched along its axis (the function sees the Ref typed per element), and its final
+    value is written back with the batch axis where it was; a Ref mapped with None is passed
+    as it is (writing it raises JAX's error, as for a closed-over Ref)."""
+    if len({id(flat_args[i]) for i in positions}) != len(positions):
+        from xjax.interpreters.staging import _source_location
+        check_distinct_refs(flat_args, positions, _flat_arg_names(fun, args, kwargs),
+                            getattr(fun, "__name__", type(fun).__name__),
+                            _source_location(fun), "vmap")
+    refs = RefArgs(flat_args, positions)
+    inner_avals = []
+    for i, ref in zip(positions, refs.refs, strict=True):
+        axis = axes[i]
+        if axis is not_mapped:
+            inner_avals.append(None)
+            continue
+        aval = ref.aval.inner_aval
+        shape = aval.shape[:axis] + aval.shape[axis + 1:]
+        inner_avals.append(ref.aval.update(ShapedArray(shape, aval.dtype, aval.weak_type)))
+    vals, dims = batch_flat(refs.threading(flat_fun, inner_avals), refs.values(flat_args), axes,
+                            axis_name, size)
+    vals, finals = refs.split(vals)
+    dims, final_dims = refs.split(dims)
+    for k, value, dim in zip(refs.written, finals, final_dims, strict=True):
+        axis = axes[positions[k]]
+        write_value(refs.refs[k], _place_output(value, dim, axis, size))
+    return vals, dims
+
+
+def _ref_outputs(outs, ref_outs, arg_refs):
+    """Returned Refs: a Ref argument comes back as itself (after its writes), a Ref made
+    inside the function as a new Ref holding the batched value."""
+    for k, (ref, made_inside) in ref_outs.items():
+        if any(ref is r for r in arg_refs):
+            outs[k] = ref
+        elif made_inside:
+            outs[k] = new_ref(outs[k])
+        else:
+            raise ValueError(f"vmapped function returned a mutable array reference of type "
+                             f"{ref.aval} that it closes over; only Refs passed to it or "
+                             "created inside it can be returned")
+
+
+def _flat_arg_names(fun, args, kwargs):
+    """One name per flat argument (parameter names, indexed for containers), for errors."""
+    import inspect
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for base, value in [(params[i] if i < len(params) else f"args[{i}]", a)
+                        for i, a in enumerate(args)] + list(kwargs.items()):
+        n = len(tree_flatten(value)[0])
+        names.extend([base] if n == 1 else [f"{base}[{j}]" for j in range(n)])
+    return names
 
 
 def _normalize_axes(flat_args, axes, fun):
@@ -115,12 +206,12 @@ def _normalize_axes(flat_args, axes, fun):
 
 def normalize_mapped_axis(x, axis: int, transform: str) -> int:
     """``axis`` of ``x`` made non-negative, or JAX's ValueError naming ``transform``."""
-    ndim = len(get_aval(x).shape)
+    ndim = len((x._aval if type(x) is Ref else get_aval(x)).shape)
     if not -ndim <= axis < ndim:
         raise ValueError(f"{transform} was requested to map its argument along axis {axis}, "
                          f"which implies that its rank should be at least "
                          f"{axis + 1 if axis >= 0 else -axis}, but is only {ndim} (its "
-                         f"shape is {get_aval(x).shape})")
+                         f"shape is {_aval(x).shape})")
     return axis % ndim
 
 
@@ -128,7 +219,8 @@ def _mapped_size(flat_args, axes, axis_size, args, in_tree):
     sizes = {}
     for i, (x, axis) in enumerate(zip(flat_args, axes, strict=True)):
         if axis is not not_mapped:
-            sizes.setdefault(get_aval(x).shape[axis], []).append((i, axis, x))
+            shape = (x._aval if type(x) is Ref else get_aval(x)).shape
+            sizes.setdefault(shape[axis], []).append((i, axis, x))
     if not sizes:
         if axis_size is None:
             raise ValueError("vmap must have at least one non-None value in in_axes")
@@ -137,7 +229,7 @@ def _mapped_size(flat_args, axes, axis_size, args, in_tree):
         lines = []
         for size, entries in sizes.items():
             for i, axis, x in entries:
-                aval = get_aval(x)
+                aval = _aval(x)
                 lines.append(f"  * one axis had size {size}: axis {axis} of argument "
                              f"{i} of type {aval.str_short()};")
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" +

@@ -211,7 +211,7 @@ def addupdate(ref, idx, x) -> None:
     _check_ref(ref, "ref_addupdate")
     entries = _parse_index(idx, ref.shape)
     update = _checked_update(ref, entries, x, "addupdate")
-    _store(ref, _write(_scopes.read_value(ref), entries, update, "add"))
+    _store(ref, _write(_scopes.read_value(ref), entries, update, "add"), "addupdate")
 
 
 def _check_ref(ref, name):
@@ -233,13 +233,13 @@ def _checked_update(ref, entries, value, what):
     return value
 
 
-def _store(ref, value):
+def _store(ref, value, op="swap"):
     """Make ``value`` the Ref's value, keeping the Ref's weak type (its type is fixed)."""
     weak = ref._aval.weak_type
     if value.aval.weak_type != weak:
         from xjax.lax.convert import _convert_element_type
         value = _convert_element_type(value, ref.dtype, weak_type=weak)
-    _scopes.write_value(ref, value)
+    _scopes.write_value(ref, value, op)
 
 
 # -- indices ---------------------------------------------------------------------------------

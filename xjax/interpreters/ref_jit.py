@@ -108,18 +108,10 @@ def trace_with_refs(flat_fun, avals, info, flat_args=None):
 
 
 def _check_distinct(arg_refs, positions, info):
-    seen = {}
     names = info.arg_names if info is not None else []
-    for i in positions:
-        first = seen.setdefault(id(arg_refs[i]), i)
-        if first != i:
-            def name(k):
-                return names[k] if k < len(names) else f"args[{k}]"
-            raise ValueError(
-                "only one reference to a mutable array may be passed as an argument to a "
-                f"function, but when tracing {info.func_name} at {info.location} for "
-                f"{info.traced_for} the mutable array reference of type {arg_refs[i].aval} "
-                f"appeared at both {name(first)} and {name(i)}.")
+    ref_scopes.check_distinct_refs(arg_refs, positions, names, getattr(info, "func_name", "fun"),
+                                   getattr(info, "location", "<unknown>"),
+                                   getattr(info, "traced_for", "jit"))
 
 
 def _check_outputs(outs, info):

@@ -29,6 +29,7 @@ import threading
 
 from xjax.core.ref_avals import AbstractRef, is_ref
 from xjax.core.trace import Tracer, current_trace
+from xjax.interpreters.batching import BatchTrace
 
 
 class RefsWritten(NotImplementedError):
@@ -154,12 +155,39 @@ def read_value(ref):
     return ref._value
 
 
-def write_value(ref, value):
-    """Replace the Ref's value (``value`` has the Ref's shape and dtype already)."""
+def write_value(ref, value, op: str = "swap"):
+    """Replace the Ref's value (``value`` has the Ref's shape and dtype already); ``op``
+    (``"swap"`` or ``"addupdate"``) names the write in errors."""
     home = access(ref, True)
+    _check_not_batched_away(ref, op)
     if isinstance(value, Tracer):
         check_write(ref, value, home)
     ref._value = value
+
+
+def write_back(ref, value):
+    """Store a transformation's result for ``ref`` (a final value or a tangent), converted
+    to the Ref's dtype and weak type (a Ref's type is fixed)."""
+    aval = ref._aval
+    value_aval = value.aval
+    if value_aval.dtype != aval.dtype or value_aval.weak_type != aval.weak_type:
+        from xjax.lax.convert import _convert_element_type
+        value = _convert_element_type(value, aval.dtype, weak_type=aval.weak_type)
+    write_value(ref, value)
+
+
+def _check_not_batched_away(ref, op):
+    """JAX's error for any write, batched value or not, made under a ``vmap`` that the Ref
+    is not an argument of: its value would have to be one for all batch elements."""
+    trace, home = current_trace(), ref._trace
+    while trace is not None and trace is not home:
+        if type(trace) is BatchTrace:
+            what = "an addupdate operation" if op == "addupdate" else "a set/swap operation"
+            raise Exception(  # noqa: TRY002  (JAX raises a bare Exception)
+                f"performing {what} with vmapped value on an unbatched array reference of "
+                f"type {ref._aval}. Move the array reference to be an argument to the "
+                "vmapped function?")
+        trace = trace.parent
 
 
 def check_write(ref, value, home):
@@ -192,18 +220,96 @@ def check_write(ref, value, home):
 
 
 @contextlib.contextmanager
-def bound(refs, values):
+def bound(refs, values, avals=None):
     """Make each Ref's value the body's input ``values`` for the duration of the block (the
-    Refs live in the innermost scope meanwhile), then restore them."""
+    Refs live in the innermost scope and the current trace meanwhile, typed ``avals`` when
+    given: vmap's per-element types), then restore them."""
     scope, trace = innermost_scope(), current_trace()
-    saved = [(r._value, r._scope, r._trace) for r in refs]
+    saved = [(r._value, r._scope, r._trace, r._aval) for r in refs]
     for r, v in zip(refs, values, strict=True):
         r._value, r._scope, r._trace = v, scope, trace
+    if avals is not None:
+        for r, aval in zip(refs, avals, strict=True):
+            r._aval = aval
     try:
         yield
     finally:
-        for r, (value, s, t) in zip(refs, saved, strict=True):
-            r._value, r._scope, r._trace = value, s, t
+        for r, (value, s, t, aval) in zip(refs, saved, strict=True):
+            r._value, r._scope, r._trace, r._aval = value, s, t, aval
+
+
+class RefArgs:
+    """Refs among the flat arguments of a transformation that threads them through (vmap,
+    jvp, linearize, vjp). The function is called with the Ref objects themselves, bound to
+    the transformation's inputs (their current values), and the final values of the Refs it
+    wrote come back as trailing outputs, for the caller to write back.
+
+    Examples
+    --------
+    ``flat_fun`` sees ``refs.refs[k]`` at ``refs.positions[k]``::
+
+        refs = RefArgs(leaves, positions)
+        outs = transform(refs.threading(flat_fun), refs.values(leaves))
+        own, finals = refs.split(outs)  # finals: one per refs.written
+    """
+
+    __slots__ = ("positions", "refs", "written", "n_out")
+
+    def __init__(self, leaves, positions):
+        self.positions = positions
+        self.refs = [leaves[i] for i in positions]
+        self.written: list = []  # indices into refs, of the Refs the function wrote
+        self.n_out = 0
+
+    def values(self, leaves) -> list:
+        """``leaves`` with each Ref replaced by its current value."""
+        values = list(leaves)
+        for i, ref in zip(self.positions, self.refs, strict=True):
+            values[i] = read_value(ref)
+        return values
+
+    def threading(self, flat_fun, avals=None):
+        """``flat_fun`` taking the Refs' values and returning the written Refs' final values
+        after its own outputs. ``avals``: the Refs' types inside (vmap's per-element types;
+        None for a Ref that is passed as it is, not bound)."""
+        def fun(*xs):
+            args = list(xs)
+            for i, ref in zip(self.positions, self.refs, strict=True):
+                args[i] = ref
+            bind = [k for k in range(len(self.refs)) if avals is None or avals[k] is not None]
+            inputs = [xs[self.positions[k]] for k in bind]
+            refs = [self.refs[k] for k in bind]
+            with bound(refs, inputs, None if avals is None else [avals[k] for k in bind]):
+                outs = list(flat_fun(*args))
+                written = [k for k, r, x in zip(bind, refs, inputs, strict=True)
+                           if r._value is not x]
+                finals = [self.refs[k]._value for k in written]
+            self.written, self.n_out = written, len(outs)
+            return outs + finals
+        return fun
+
+    def split(self, outs):
+        """The function's own outputs and the written Refs' final values."""
+        return list(outs[:self.n_out]), list(outs[self.n_out:])
+
+    def written_refs(self) -> list:
+        return [self.refs[k] for k in self.written]
+
+
+def check_distinct_refs(leaves, positions, names, func_name, location, traced_for):
+    """JAX's ValueError when one Ref is passed twice among a function's flat arguments
+    (``names``: one per flat argument)."""
+    seen = {}
+    for i in positions:
+        first = seen.setdefault(id(leaves[i]), i)
+        if first != i:
+            def name(k):
+                return names[k] if k < len(names) else f"args[{k}]"
+            raise ValueError(
+                "only one reference to a mutable array may be passed as an argument to a "
+                f"function, but when tracing {func_name} at {location} for {traced_for} the "
+                f"mutable array reference of type {leaves[i].aval} appeared at both "
+                f"{name(first)} and {name(i)}.")
 
 
 def lifted_input(scope: RefScope, ref):
@@ -223,6 +329,7 @@ def check_no_ref_outputs(leaves, where: str, traced_for: str, paths=None):
                 "returned.")
 
 
-__all__ = ["AbstractRef", "RefsWritten", "RefScope", "access", "bound", "check_no_ref_outputs",
-           "check_write", "discovering", "innermost_scope", "lifted_input", "read_value", "ref_scope",
+__all__ = ["AbstractRef", "RefArgs", "RefsWritten", "RefScope", "access", "bound",
+           "check_distinct_refs", "check_no_ref_outputs", "check_write", "discovering",
+           "innermost_scope", "lifted_input", "read_value", "ref_scope", "write_back",
            "write_value"]
