@@ -72,3 +72,16 @@ def test_device_put_rejects_targets_that_are_not_devices_or_shardings():
                 lambda x: xjax.device_put((x, x), (None, 3))):
         with pytest.raises(ValueError, match="Received invalid value"):
             fun(np.ones(2, np.float32))
+
+
+def test_live_arrays_lists_arrays_alive_and_not_deleted():
+    x = jnp.arange(3.0)
+    y = jnp.ones(2)
+    y.delete()
+    live = xjax.live_arrays()
+    assert any(a is x for a in live)
+    assert not any(a is y for a in live)
+    assert all(type(a) is xjax.Array for a in live)
+    del live
+    with pytest.raises(RuntimeError):
+        xjax.live_arrays("no_such_platform")

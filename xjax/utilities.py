@@ -10,7 +10,6 @@ import functools
 import numpy as np
 
 from xjax.core.config import State, bool_state, config
-from xjax.core.stubs import not_implemented
 from xjax.core.pytree import tree_map
 
 
@@ -233,12 +232,27 @@ def print_environment_info(return_string: bool = False):
     print(text)
 
 
-def _live_arrays(platform=None):
-    """Not tracked: xjax arrays are ordinary Python objects freed by reference counting."""
+def live_arrays(platform=None):
+    """The arrays alive in this process that hold data (not deleted, not tracers).
 
+    xjax keeps no registry of arrays (a registry would cost every eager operation a
+    weak reference); it finds them among the objects the garbage collector tracks,
+    which every ``Array`` is. ``platform`` names a backend (``"cpu"``).
 
-live_arrays = not_implemented("live_arrays", "xjax does not track live arrays; use gc or "
-                              "tracemalloc", like=_live_arrays)
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> x = jnp.arange(3.0)
+    >>> any(a is x for a in xjax.live_arrays())
+    True
+    """
+    import gc
+
+    from xjax.core.array import Array
+    from xjax.runtime import devices
+    if platform is not None:
+        devices(platform)  # raises JAX's RuntimeError for an unknown or absent backend
+    return [obj for obj in gc.get_objects() if type(obj) is Array and not obj.is_deleted()]
 
 
 def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):
