@@ -37,8 +37,9 @@ setup(
                 "xjax/runtime/_pjrt_buffer.c",
                 "xjax/runtime/_pjrt_executable.c",
                 "xjax/runtime/_pjrt_ffi.c",
+                "xjax/runtime/_pjrt_lapack.c",
             ],
-            depends=["xjax/runtime/_pjrt.h"],
+            depends=["xjax/runtime/_pjrt.h", "xjax/runtime/_pjrt_ffi.h"],
             include_dirs=[_pjrt_include_dir()],
             libraries=["dl"],
             extra_compile_args=[
