@@ -660,6 +660,81 @@ def test_vjp_and_grad_with_respect_to_ref_raise_after_forward():
     assert float(g(2.0, r)) == float((v * 2 + 1).sum())
 
 
+# -- jnp array indexing with ds ---------------------------------------------------------------
+
+def test_array_indexing_with_ds_matches_numpy_slices():
+    x = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    a = jnp.asarray(x)
+    ds = xjax.ds
+    cases = [(ds(1, 2), x[1:3]), (ds(2), x[:2]), (ds(None), x), ((1, ds(1, 3)), x[1, 1:4]),
+             ((ds(1, 2), ds(3, 2)), x[1:3, 3:5]), (ds(0, 2, 2), x[0:4:2]),
+             ((Ellipsis, ds(0, 3, 2)), x[..., 0:5:2]), ((None, ds(1, 2)), x[None, 1:3]),
+             ((np.array([0, 2]), ds(1, 2)), x[np.array([0, 2]), 1:3]),
+             ((ds(1, 2), np.array([0, 3])), x[1:3, np.array([0, 3])]),
+             ((np.array([True, False, True, False]), ds(1, 2)), x[[0, 2], 1:3]),
+             (ds(1, 0), x[1:1])]
+    for idx, expected in cases:
+        np.testing.assert_array_equal(np.asarray(a[idx]), expected)
+        np.testing.assert_array_equal(np.asarray(a.at[idx].get()), expected)
+    # out-of-range windows clamp (a negative start counts from the end), strided reads clamp
+    # each position
+    np.testing.assert_array_equal(np.asarray(a[ds(3, 2)]), x[2:4])
+    np.testing.assert_array_equal(np.asarray(a[ds(-1, 2)]), x[2:4])
+    np.testing.assert_array_equal(np.asarray(a[:, ds(3, 2, 3)]), x[:, [3, 4]])
+    with pytest.raises(TypeError, match="slice_sizes must be less than or equal"):
+        a[ds(0, 6)]
+    with pytest.raises(IndexError, match="Too many indices"):
+        jnp.float32(1)[ds(0, 1)]
+
+
+def test_array_indexing_with_traced_ds_start():
+    x = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    take = xjax.jit(lambda a, i: (a[xjax.ds(i, 2)], a[i, xjax.ds(i, 2)], a[xjax.ds(i, 2, 2)]))
+    for i in range(-2, 5):
+        window, row, strided = take(jnp.asarray(x), i)
+        first = min(max(i + 4 if i < 0 else i, 0), 2)
+        np.testing.assert_array_equal(np.asarray(window), x[first:first + 2])
+        r = min(max(i + 4 if i < 0 else i, 0), 3)
+        c = min(max(i + 5 if i < 0 else i, 0), 3)
+        np.testing.assert_array_equal(np.asarray(row), x[r, c:c + 2])
+        np.testing.assert_array_equal(np.asarray(strided), x[np.clip([i, i + 2], 0, 3)])
+    batched = xjax.vmap(lambda i: jnp.asarray(x)[xjax.ds(i, 2)])(jnp.asarray([0, 3]))
+    np.testing.assert_array_equal(np.asarray(batched), np.stack([x[0:2], x[2:4]]))
+    g = xjax.grad(lambda a: a[xjax.ds(1, 2)].sum())(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(g), np.isin(np.arange(4), [1, 2])[:, None]
+                                  * np.ones((4, 5)))
+    with pytest.raises(TypeError, match="concrete values of integer type"):
+        xjax.jit(lambda a, n: a[xjax.ds(0, n)])(jnp.asarray(x), 2)
+
+
+def test_array_updates_with_ds():
+    x = np.arange(8.0, dtype=np.float32)
+    a = jnp.asarray(x)
+    ds = xjax.ds
+    expected = x.copy()
+    expected[1:3] = 0
+    np.testing.assert_array_equal(np.asarray(a.at[ds(1, 2)].set(0.0)), expected)
+    expected = x.copy()
+    expected[0:6:3] += 1
+    np.testing.assert_array_equal(np.asarray(a.at[ds(0, 2, 3)].add(1.0)), expected)
+    # a window that does not fit is dropped whole; strided positions one by one
+    np.testing.assert_array_equal(np.asarray(a.at[ds(7, 2)].set(0.0)), x)
+    np.testing.assert_array_equal(np.asarray(a.at[ds(-1, 2)].set(0.0)), x)
+    expected = x.copy()
+    expected[5] = -1
+    np.testing.assert_array_equal(np.asarray(a.at[ds(5, 2, 3)].set(-1.0)), expected)
+    np.testing.assert_array_equal(np.asarray(a.at[ds(7, 2)].get(mode="fill", fill_value=-1)),
+                                  [-1, -1])
+    np.testing.assert_array_equal(np.asarray(a.at[ds(5, 2, 3)].get(mode="fill", fill_value=-1)),
+                                  [5, -1])
+    update = xjax.jit(lambda a, i: a.at[ds(i, 3)].add(1.0))
+    for i in range(0, 7):
+        expected = x.copy()
+        if i + 3 <= 8:
+            expected[i:i + 3] += 1
+        np.testing.assert_array_equal(np.asarray(update(a, i)), expected)
+
+
 # -- against JAX -----------------------------------------------------------------------------
 
 def test_matches_jax():

@@ -21,7 +21,7 @@ from xjax import lax
 from xjax.core import dtypes, errors
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
-from xjax.core.ref_avals import AbstractRef, is_ref
+from xjax.core.ref_avals import AbstractRef, Slice, is_ref
 from xjax.core.trace import Tracer, current_trace
 from xjax.interpreters import refs as _scopes
 from xjax.lax.rules import to_operand
@@ -243,52 +243,6 @@ def _store(ref, value, op="swap"):
 
 
 # -- indices ---------------------------------------------------------------------------------
-
-class Slice:
-    """``ds(start, size, stride)``: ``size`` elements from ``start`` (which may be traced)
-    every ``stride``. Static starts must keep the slice in range; traced starts are clamped.
-    """
-
-    __slots__ = ("start", "size", "stride")
-
-    def __init__(self, start, size, stride: int = 1):
-        if stride < 0:
-            raise ValueError("`stride` must be >= 0.")
-        self.start, self.size, self.stride = start, size, stride
-
-    @property
-    def is_dynamic_start(self) -> bool:
-        return isinstance(self.start, Tracer)
-
-    @property
-    def is_dynamic_size(self) -> bool:
-        return isinstance(self.size, Tracer)
-
-    @classmethod
-    def from_slice(cls, slc: slice, size: int) -> "Slice":
-        start, stop, step = slc.indices(size)
-        if step < 1:
-            raise ValueError(f"slice must have a step >= 1 (found: {step})")
-        return cls(start, len(range(start, stop, step)), step)
-
-    def __eq__(self, other):
-        return (type(other) is Slice and self.start is other.start or
-                type(other) is Slice and _same(self.start, other.start)
-                and self.size == other.size and self.stride == other.stride)
-
-    def __hash__(self):
-        return hash((Slice, self.size, self.stride))
-
-    def __repr__(self):
-        return f"Slice(start={self.start}, size={self.size}, stride={self.stride})"
-
-
-def _same(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
-
 
 def ds(start, size=None, stride=None):
     """A slice of ``size`` elements from ``start`` (``jax.ds``, alias of ``dslice``).

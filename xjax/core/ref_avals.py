@@ -4,6 +4,9 @@ A ``Ref`` is typed by the array it holds (its *inner* aval); the Ref itself neve
 primitive (xjax discharges reads and writes into functional updates while tracing, see
 docs/design-notes.md "Refs"), so this type lives beside ``ShapedArray`` for ``typeof``,
 jit's cache keys and error messages only.
+
+``Slice`` (what ``jax.ds`` makes) lives here too: both Ref indexing and ``jnp`` array
+indexing accept it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import math
 
 from xjax.core.avals import ShapedArray
+from xjax.core.trace import Tracer
 
 
 class AbstractRef:
@@ -60,6 +64,52 @@ class AbstractRef:
 
     def __hash__(self) -> int:
         return hash((AbstractRef, self.inner_aval, self.memory_space))
+
+
+class Slice:
+    """``ds(start, size, stride)``: ``size`` elements from ``start`` (which may be traced)
+    every ``stride``. Static starts must keep the slice in range; traced starts are clamped.
+    """
+
+    __slots__ = ("start", "size", "stride")
+
+    def __init__(self, start, size, stride: int = 1):
+        if stride < 0:
+            raise ValueError("`stride` must be >= 0.")
+        self.start, self.size, self.stride = start, size, stride
+
+    @property
+    def is_dynamic_start(self) -> bool:
+        return isinstance(self.start, Tracer)
+
+    @property
+    def is_dynamic_size(self) -> bool:
+        return isinstance(self.size, Tracer)
+
+    @classmethod
+    def from_slice(cls, slc: slice, size: int) -> "Slice":
+        start, stop, step = slc.indices(size)
+        if step < 1:
+            raise ValueError(f"slice must have a step >= 1 (found: {step})")
+        return cls(start, len(range(start, stop, step)), step)
+
+    def __eq__(self, other):
+        return (type(other) is Slice and self.start is other.start or
+                type(other) is Slice and _same(self.start, other.start)
+                and self.size == other.size and self.stride == other.stride)
+
+    def __hash__(self):
+        return hash((Slice, self.size, self.stride))
+
+    def __repr__(self):
+        return f"Slice(start={self.start}, size={self.size}, stride={self.stride})"
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
 
 
 def is_ref(x) -> bool:

@@ -26,6 +26,7 @@ from xjax import lax
 from xjax.core import dtypes, errors
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
+from xjax.core.ref_avals import Slice
 from xjax.core.trace import Tracer
 from xjax.numpy._promotion import aval_of, check_arraylike, convert_element_type, to_jax
 
@@ -122,12 +123,14 @@ def _parse_item(item, position: int) -> _Entry:
         return _Entry("array", item)
     if isinstance(item, (float, complex, np.floating, np.complexfloating)):
         raise _index_dtype_error(np.asarray(item).dtype)
+    if type(item) is Slice:
+        return _Entry("ds", item)
     raise IndexError(f"Indexing mode not yet supported. Got unsupported indexer at position "
                      f"{position}: {item!r}")
 
 
 def _consumed(entry) -> int:
-    if entry.kind in ("slice", "int", "dyn", "array"):
+    if entry.kind in ("slice", "int", "dyn", "array", "ds"):
         return 1
     if entry.kind == "bool":
         return entry.value.ndim
@@ -218,6 +221,8 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, indices_are_sorted=F
     arr = to_jax(arr)
     entries = _parse(_shape(arr), idx)
     arr, entries = _insert_new_axes(arr, entries)
+    if any(e.kind == "ds" for e in entries):
+        arr, entries = _apply_ds(arr, entries, mode, fill_value)
     advanced_ints = mode is not None or any(e.kind == "array" for e in entries)
     if advanced_ints:
         # Integers count as advanced indices when arrays are present (NumPy's placement
@@ -231,6 +236,63 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, indices_are_sorted=F
         return _dynamic(arr, entries)
     squeezed = tuple(d for d, e in enumerate(entries) if e.kind == "int")
     return lax.squeeze(arr, squeezed) if squeezed else arr
+
+
+def _apply_ds(arr, entries, mode, fill_value):
+    """Apply the ``ds(start, size, stride)`` entries first (each keeps its dimension, now of
+    ``size``); they become full slices. As in JAX, a unit-stride window is a dynamic slice:
+    clamped to fit (a negative start counts from the end unless an integer array index is
+    present, when JAX gathers instead) or, with ``mode='fill'``, filled whole when it does
+    not fit; a strided one reads each position, clamped or filled, with no wrapping."""
+    clamping = _mode(mode) in (None, lax.GatherScatterMode.CLIP,
+                               lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+    wraps = not any(e.kind == "array" for e in entries)
+    entries = list(entries)
+    for d, entry in enumerate(entries):
+        if entry.kind != "ds":
+            continue
+        n = _shape(arr)[d]
+        size, stride = _ds_size(entry.value.size), entry.value.stride
+        start = _ds_start(entry.value.start)
+        entries[d] = _Entry("slice", slice(None))
+        if stride == 1 and clamping:
+            arr = lax.dynamic_slice_in_dim(arr, start, size, axis=d,
+                                           allow_negative_indices=wraps)
+            continue
+        from xjax.numpy.logic import where
+        from xjax.numpy.ufuncs import const
+        dtype = aval_of(start).dtype
+        positions = lax.add(lax.broadcast(start, (size,)),
+                            lax.mul(lax.iota(dtype, size), lax.full((size,), stride, dtype)))
+        if clamping:
+            positions = lax.clamp(const(positions, 0), positions, const(positions, n - 1))
+        else:  # out-of-range positions (negative ones too) read fill_value
+            outside = lax.bitwise_or(lax.lt(positions, const(positions, 0)),
+                                     lax.ge(positions, const(positions, n)))
+            if stride == 1:  # a window is filled whole, as a dropped dynamic slice is
+                outside = lax.broadcast(lax.reduce_or(outside, (0,)), (size,))
+            positions = where(outside, const(positions, n), positions)
+        arr = rewriting_take(arr, (slice(None),) * d + (positions,), mode=mode,
+                             fill_value=fill_value)
+    return arr, entries
+
+
+def _ds_size(size) -> int:
+    if isinstance(size, Tracer) and size.to_concrete_value() is None:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"[{size}].")
+    return int(size.__index__()) if not isinstance(size, (Array, Tracer)) else \
+        int(np.asarray(size._value() if type(size) is Array else size.to_concrete_value()))
+
+
+def _ds_start(start):
+    """A ``ds`` start as an integer scalar operand."""
+    start = to_jax(start)
+    aval = aval_of(start)
+    if not dtypes.is_integer(aval.dtype) or aval.shape != ():
+        raise TypeError("index arguments to dynamic_slice must be integers of the same type, "
+                        f"got: {aval.dtype.name}")
+    return convert_element_type(start, _index_dtype([start]), False)
 
 
 def _apply_static(arr, entries):
