@@ -110,10 +110,32 @@ def test_freeze_free_empty():
     r[0] = 7
     np.testing.assert_array_equal(np.asarray(xjax.freeze(r)), [7, 1, 2])
     assert xjax.free_ref(r) == ()
-    e = xjax.empty_ref(xjax.ShapeDtypeStruct((2,), jnp.float32))
-    assert e.shape == (2,) and e.dtype == np.float32
-    e[...] = jnp.ones(2)
-    np.testing.assert_array_equal(np.asarray(e[...]), [1, 1])
+    def fill(x):
+        e = xjax.empty_ref(xjax.ShapeDtypeStruct((2,), jnp.float32))
+        assert e.shape == (2,) and e.dtype == np.float32
+        e[...] = x
+        return e[...] * 2
+    np.testing.assert_array_equal(np.asarray(xjax.jit(fill)(jnp.ones(2))), [2, 2])
+    # as in JAX: only while staged (jit, control-flow bodies), not eagerly or under grad/vmap
+    with pytest.raises(NotImplementedError, match="Evaluation rule for 'empty_ref'"):
+        fill(jnp.ones(2))
+    with pytest.raises(NotImplementedError, match="Evaluation rule for 'empty_ref'"):
+        xjax.vmap(fill)(jnp.ones((3, 2)))
+    out, _ = lax.scan(lambda c, x: (c + fill(x).sum(), None), 0.0, jnp.ones((3, 2)))
+    assert float(out) == 12.0
+
+
+def test_memory_space_only_inside_jit():
+    space = xjax.memory.Space.Device
+    with pytest.raises(NotImplementedError, match="memory space only works inside of a `jit`"):
+        xjax.new_ref(jnp.ones(2), memory_space=space)
+
+    def f(x):
+        r = xjax.new_ref(x, memory_space=space)
+        assert str(xjax.typeof(r)) == "Ref<MemorySpace.Device>{float32[2]}"
+        r[...] += 1.0
+        return r[...]
+    np.testing.assert_array_equal(np.asarray(xjax.jit(f)(jnp.ones(2))), [2, 2])
 
 
 def test_ds():
@@ -502,6 +524,26 @@ def test_writing_transformed_values_to_outer_ref_raises():
     with pytest.raises(Exception, match="vmapped value on an unbatched array reference"):
         xjax.vmap(write)(jnp.arange(3.0))
     assert float(r[...]) == 0.0
+
+
+def test_refs_as_loop_carries_raise_jax_error():
+    r = xjax.new_ref(jnp.zeros(3))
+
+    def body(c, x):
+        return c, x
+
+    with pytest.raises(ValueError, match=r"traced for scan returned a mutable array reference "
+                                         r"of type Ref\{float32\[3\]\} at output tree path "
+                                         r"result\[0\]\[1\](?s:.*)argument c\[1\]"):
+        lax.scan(body, (1.0, r), jnp.arange(3.0))
+    with pytest.raises(ValueError, match=r"traced for while_body returned a mutable array "
+                                         r"reference of type Ref\{float32\[3\]\}, but(?s:.*)"
+                                         r"argument c\."):
+        lax.while_loop(lambda c: False, lambda c: c, r)
+    with pytest.raises(ValueError, match="mutable array references cannot be returned"):
+        lax.fori_loop(0, 3, lambda i, c: c, r)
+    with pytest.raises(NotImplementedError, match="scanning over a mutable array reference"):
+        lax.scan(lambda c, x: (c, None), 0.0, r)
 
 
 # -- Refs as arguments of vmap, jvp, linearize, vjp, grad -------------------------------------

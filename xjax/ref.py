@@ -104,9 +104,11 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     ----------
     init_val : array_like
         The initial value (an array or scalar; not a list or other pytree).
-    memory_space, kind
-        Accepted for JAX's signature; xjax has one memory space, so ``memory_space`` must
-        be None.
+    memory_space : optional
+        Where the Ref lives (``jax.memory.Space`` ...). As in JAX, only accepted while
+        being staged (under ``jit``); xjax has one memory space, so it only names the type.
+    kind : optional
+        Recorded on the Ref's type.
 
     Examples
     --------
@@ -116,25 +118,33 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     >>> xjax.freeze(ref)
     Array([1., 1., 1.], dtype=float32)
     """
-    if memory_space is not None:
-        raise NotImplementedError("xjax has one memory space: new_ref's memory_space must be "
-                                  "None")
     if isinstance(init_val, (list, tuple, dict)) or is_ref(init_val) or init_val is None:
         raise TypeError("Error interpreting argument to new_ref as a JAX value. The "
                         f"problematic value is of type {type(init_val)} and was passed to "
                         "new_ref at position 0.")
+    if memory_space is not None and not _staging():
+        raise NotImplementedError("array ref with memory space only works inside of a `jit`.")
     value = to_operand(init_val)
     aval = value.aval
-    return Ref(AbstractRef(ShapedArray(aval.shape, aval.dtype, aval.weak_type), kind=kind),
-               value)
+    return Ref(AbstractRef(ShapedArray(aval.shape, aval.dtype, aval.weak_type), memory_space,
+                           kind), value)
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
-    """A new Ref of type ``ty`` (an aval, ``ShapeDtypeStruct`` or array): its contents are
-    unspecified until written (xjax fills it with zeros)."""
-    if memory_space is not None:
-        raise NotImplementedError("xjax has one memory space: empty_ref's memory_space must "
-                                  "be None")
+    """A new Ref of type ``ty`` (an aval, ``ShapeDtypeStruct`` or array) whose contents are
+    unspecified until written (xjax fills it with zeros). As in JAX, it only works while
+    being staged (under ``jit`` or in a control-flow body), not eagerly.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> def f(x):
+    ...     ref = xjax.empty_ref(xjax.ShapeDtypeStruct(x.shape, x.dtype))
+    ...     ref[...] = x * 2
+    ...     return ref[...]
+    >>> xjax.jit(f)(jnp.ones(2))
+    Array([2., 2.], dtype=float32)
+    """
     if isinstance(ty, AbstractRef):
         ty = ty.inner_aval
     try:
@@ -142,9 +152,25 @@ def empty_ref(ty, memory_space=None) -> Ref:
     except AttributeError:
         raise TypeError(f"empty_ref expects a type with a shape and dtype, got {ty!r}") \
             from None
+    if not _staging():  # JAX's empty_ref has no eager rule
+        raise NotImplementedError("Evaluation rule for 'empty_ref' not implemented")
     weak = bool(getattr(ty, "weak_type", False))
-    return new_ref(lax.full(shape, np.zeros((), dtype), dtype) if not weak else
-                   Array._from_numpy(np.zeros(shape, dtype), ShapedArray(shape, dtype, True)))
+    value = lax.full(shape, np.zeros((), dtype), dtype) if not weak else \
+        Array._from_numpy(np.zeros(shape, dtype), ShapedArray(shape, dtype, True))
+    return Ref(AbstractRef(ShapedArray(shape, dtype, weak), memory_space), value)
+
+
+def _staging() -> bool:
+    """Whether the code running now is staged into a jaxpr (``jit``, ``make_jaxpr``,
+    control-flow bodies, maybe under other transformations) rather than evaluated: what
+    JAX's ``empty_ref`` and Ref memory spaces need."""
+    from xjax.interpreters.staging import StagingTrace
+    trace = current_trace()
+    while trace is not None:
+        if type(trace) is StagingTrace:  # not linearize's partial staging
+            return True
+        trace = trace.parent
+    return False
 
 
 def freeze(ref):

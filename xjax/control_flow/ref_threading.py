@@ -12,8 +12,9 @@ Other Refs the wrapped body writes are threaded the same way by the recursive ca
 from __future__ import annotations
 
 import functools
+import inspect
 
-from xjax.core.pytree import tree_flatten, tree_unflatten
+from xjax.core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from xjax.core.ref_avals import is_ref
 from xjax.interpreters.refs import RefsWritten, bound, read_value, write_value
 
@@ -35,10 +36,54 @@ def threads_refs(threader, prepare=None):
                 return op(*args, **kwargs)
             except RefsWritten as found:
                 refs = found.refs
+            except (TypeError, ValueError):  # a Ref among the carries fails to convert
+                _check_no_ref_carry(op.__name__, args, kwargs)
+                raise
             # Outside the except block: errors of the retry do not chain to the discovery.
             return threader(op_threading_refs, refs, *args, **kwargs)
         return op_threading_refs
     return decorate
+
+
+# op name -> (its body function's parameter: position, name), (the initial carry's), what
+# JAX says the body was traced for, and where the carry sits in the body's output
+_CARRIES = {"scan": ((0, "f"), (1, "init"), "scan", "result[0]"),
+            "while_loop": ((1, "body_fun"), (2, "init_val"), "while_body", "result")}
+
+
+def _argument(args, kwargs, position, name):
+    return args[position] if len(args) > position else kwargs.get(name)
+
+
+def _check_no_ref_carry(op_name, args, kwargs):
+    """JAX's ValueError for a Ref passed as (part of) a loop carry: the body would return
+    it, and a traced function cannot return a Ref. Scanning over a Ref (``xs``) is not
+    supported: NotImplementedError."""
+    spec = _CARRIES.get(op_name)
+    if spec is None:
+        return
+    (fun_at, fun_name), (init_at, init_name), traced_for, out_prefix = spec
+    fun = _argument(args, kwargs, fun_at, fun_name)
+    leaves = tree_flatten_with_path(_argument(args, kwargs, init_at, init_name))[0]
+    for path, leaf in leaves:
+        if is_ref(leaf):
+            from xjax.control_flow.common import source_info
+            try:
+                param = next(iter(inspect.signature(fun).parameters))
+            except (TypeError, ValueError, StopIteration):
+                param = "args[0]"
+            where = keystr(path)
+            at = f" at output tree path {out_prefix}{where}" if out_prefix + where != \
+                "result" else ""  # a whole output is not named, as in JAX
+            raise ValueError(
+                f"function {source_info(fun)} traced for {traced_for} returned a mutable "
+                f"array reference of type {leaf.aval}{at}, but mutable array references "
+                "cannot be returned.\n\nThe returned mutable array was passed in as the "
+                f"argument {param}{where}.")
+    if op_name == "scan" and any(is_ref(x) for x in tree_flatten(
+            _argument(args, kwargs, 2, "xs"))[0]):
+        raise NotImplementedError("scanning over a mutable array reference (as scan's xs) is "
+                                  "not supported; close over the Ref and index it in the body")
 
 
 def _finals(refs):
