@@ -7,7 +7,8 @@ import functools
 from xjax.core.ad_util import get_aval
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
-from xjax.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
+from xjax.core.pytree import (keystr, prefix_leaves, tree_flatten, tree_flatten_with_path,
+                               tree_unflatten)
 from xjax.core.trace import current_trace
 from xjax.interpreters.batching import batch_flat
 from xjax.interpreters.refs import RefArgs, check_distinct_refs, write_value
@@ -100,7 +101,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         arg_axes = _broadcast_prefix(in_axes, args, "in_axes")
         axes = arg_axes + [0] * (len(flat_args) - len(arg_axes))
         axes = _normalize_axes(flat_args, axes, fun)
-        size = _mapped_size(flat_args, axes, axis_size, args, in_tree)
+        size = _mapped_size(flat_args, axes, axis_size,
+                             lambda: _mapped_arg_descriptions(fun, args, kwargs))
         out_tree_box = []
         ref_outs = {}  # flat output position -> (Ref returned, whether made inside)
 
@@ -194,6 +196,26 @@ def _flat_arg_names(fun, args, kwargs):
     return names
 
 
+def _mapped_arg_descriptions(fun, args, kwargs):
+    """JAX's phrase for each flat argument in vmap's size error: ``argument x['w']`` for a
+    leaf of the positional parameter ``x``, ``kwargs['b']`` for a keyword argument."""
+    import inspect
+    try:
+        params = [p.name for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    descriptions = []
+    for path, _ in tree_flatten_with_path((args, kwargs))[0]:
+        if path[0].idx == 0:
+            i = path[1].idx
+            base = params[i] if i < len(params) else f"args[{i}]"
+            descriptions.append(f"argument {base}{keystr(path[2:])}")
+        else:
+            descriptions.append(f"kwargs{keystr(path[1:])}")
+    return descriptions
+
+
 def _normalize_axes(flat_args, axes, fun):
     out = []
     for x, axis in zip(flat_args, axes, strict=True):
@@ -215,7 +237,8 @@ def normalize_mapped_axis(x, axis: int, transform: str) -> int:
     return axis % ndim
 
 
-def _mapped_size(flat_args, axes, axis_size, args, in_tree):
+def _mapped_size(flat_args, axes, axis_size, arg_names):
+    """The mapped axes' common size; ``arg_names()`` names flat arguments in the error."""
     sizes = {}
     for i, (x, axis) in enumerate(zip(flat_args, axes, strict=True)):
         if axis is not not_mapped:
@@ -226,14 +249,15 @@ def _mapped_size(flat_args, axes, axis_size, args, in_tree):
             raise ValueError("vmap must have at least one non-None value in in_axes")
         return axis_size
     if len(sizes) > 1:
+        names = arg_names()
         lines = []
         for size, entries in sizes.items():
             for i, axis, x in entries:
-                aval = _aval(x)
-                lines.append(f"  * one axis had size {size}: axis {axis} of argument "
-                             f"{i} of type {aval.str_short()};")
+                name = names[i] if len(names) == len(flat_args) else f"argument {i}"
+                lines.append(f"  * one axis had size {size}: axis {axis} of {name} of type "
+                             f"{_aval(x).str_short()}")
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" +
-                         "\n".join(lines))
+                         ";\n".join(lines))
     size = next(iter(sizes))
     if axis_size is not None and axis_size != size:
         raise ValueError(f"vmap got axis_size={axis_size} but the mapped axes have size {size}")

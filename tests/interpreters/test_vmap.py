@@ -123,3 +123,14 @@ def test_vmap_of_jit_keeps_unbatched_outputs_unbatched():
     np.testing.assert_array_equal(out, 6.0)
     mixed = xjax.vmap(xjax.jit(lambda a: (a * 2, 3.0)))(jnp.arange(4.0))
     np.testing.assert_array_equal(mixed[1], [3.0] * 4)
+
+
+def test_inconsistent_sizes_error_names_arguments_as_jax():
+    message = ("vmap got inconsistent sizes for array axes to be mapped:\n"
+               "  * one axis had size 2: axis 0 of argument a['u'] of type float32[2];\n"
+               "  * one axis had size 3: axis 0 of kwargs['b'] of type float32[3]")
+    with pytest.raises(ValueError) as info:
+        vmap(lambda a, b: a["u"] + b)({"u": jnp.ones(2)}, b=jnp.ones(3))
+    assert str(info.value) == message
+    with pytest.raises(ValueError, match=r"argument x\[1\] of type float32\[3\]$"):
+        vmap(lambda x: x[0] + x[1])((jnp.ones(2), jnp.ones(3)))
