@@ -139,8 +139,9 @@ def _closure_convert(func, y0, t0, *args):
     if consts:  # closes over traced values: specific to this trace, never reused
         return converted, consts
     leaves, tree = tree_flatten((y0, t0, args))
-    key = (tree, tuple((np.shape(x), dtypes.dtype(x, canonicalize=True),
-                        dtypes.is_weakly_typed(x)) for x in leaves))
+    key = (tree, tuple((tuple(getattr(x, "shape", None) or np.shape(x)),
+                        dtypes.dtype(x, canonicalize=True), dtypes.is_weakly_typed(x))
+                       for x in leaves))
     try:
         per_types = _converted_by_func.setdefault(func, {})
     except TypeError:  # not weakly referenceable
