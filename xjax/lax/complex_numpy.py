@@ -56,6 +56,11 @@ def multiply(x, y):
 def divide(a, b):
     """XLA's complex division: Smith's algorithm, then, where both parts came out NaN, the
     C99 Annex G special cases (zero denominator, infinite numerator or denominator)."""
+    with np.errstate(all="ignore"):  # both branches of each where are computed: no warnings
+        return _divide(a, b)
+
+
+def _divide(a, b):
     a, b = np.broadcast_arrays(a, b)
     ar, ai, br, bi = np.real(a), np.imag(a), np.real(b), np.imag(b)
     real_larger = np.abs(br) >= np.abs(bi)
