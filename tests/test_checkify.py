@@ -292,3 +292,21 @@ def test_messages_match_jax(name, case, batched):
     assert len(ours_leaves) == len(jax_leaves)
     for a, b in zip(ours_leaves, jax_leaves):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+def test_custom_vjp_and_checkpoint_bodies_are_checked():
+    @xjax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+    f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda r, g: (3 * g * r,))
+
+    def h(x):
+        checkify.check(x > 0, "neg")
+        return f(jnp.log(x))
+    checked = checkify.checkify(h, errors=checkify.all_checks)
+    # the user's bwd rule runs under grad of the checkified function
+    g = xjax.grad(lambda x: checked(x)[1])(2.)
+    np.testing.assert_allclose(g, 3 / 2 * np.cos(np.log(2.)), rtol=1e-6)
+    assert checked(jnp.float32(-2.))[0].get() == "neg (`check` failed)"
+    remat = checkify.checkify(xjax.checkpoint(lambda x: h(x) * 2))
+    assert remat(jnp.float32(-2.))[0].get() == "neg (`check` failed)"
