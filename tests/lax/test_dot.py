@@ -198,3 +198,32 @@ def test_against_jax():
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_allclose(np.asarray(got, np.float64),
                                        np.asarray(want, np.float64), rtol=1e-5, atol=1e-4)
+
+
+def _fma_chain(a, b):
+    """a . b accumulated left to right with one rounding per step (fused multiply-add)."""
+    total = np.float32(np.float64(a[0]) * np.float64(b[0]))
+    for x, y in zip(a[1:], b[1:]):
+        total = np.float32(np.float64(total) + np.float64(x) * np.float64(y))
+    return total
+
+
+def test_jitted_vector_dot_accumulates_with_fma_as_jaxlib():
+    # jaxlib rewrites vector-vector dots as a fused multiply-reduce (FMA accumulation); so
+    # does xjax's lowering, where the plugin's dot kernel would round every product
+    rng = np.random.default_rng(0)
+    dot = xjax.jit(lambda a, b: lax.dot_general(a, b, (((0,), (0,)), ((), ()))))
+    for _ in range(50):
+        a, b = rng.standard_normal((2, 4)).astype(np.float32)
+        assert np.asarray(dot(a, b)) == _fma_chain(a, b)
+
+
+@pytest.mark.parametrize("n", [4, 33, 300])
+def test_jitted_vector_and_batched_dots_match_jax_bitwise(n):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal((2, 6, n)).astype(np.float32)
+    vector_dot = xjax.jit(xjax.numpy.dot)(a[0], b[0])
+    np.testing.assert_array_equal(vector_dot, jax.jit(jax.numpy.dot)(a[0], b[0]))
+    batched = xjax.jit(xjax.vmap(xjax.numpy.dot))(a, b)
+    np.testing.assert_array_equal(batched, jax.jit(jax.vmap(jax.numpy.dot))(a, b))

@@ -301,11 +301,54 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred
     if lhs_aval.dtype != rhs_aval.dtype:  # as JAX on CPU/GPU: both to the result type
         lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=out_aval.dtype)))
         rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=out_aval.dtype)))
+    operands_in_out_dtype = lhs_aval.dtype != rhs_aval.dtype or lhs_aval.dtype == out_aval.dtype
+    if (out_aval.dtype in _STRENGTH_REDUCED and operands_in_out_dtype
+            and _only_batch_and_contracting(lhs_aval, rhs_aval, dimension_numbers)):
+        return _lower_as_multiply_reduce(ctx, lhs, rhs, dimension_numbers)
     attrs = {"dot_dimension_numbers": dot_dimension_numbers_attr(dimension_numbers)}
     if precision is not None:
         attrs["precision_config"] = "[" + ", ".join(
             f"#stablehlo<precision {p.name}>" for p in precision) + "]"
     return b.op1("stablehlo.dot_general", [lhs, rhs], aval_type(out_aval), attrs)
+
+
+# jaxlib's algebraic simplifier rewrites a dot whose operands have no free dimensions (a
+# vector-vector dot, batched or not) as reduce(multiply): XLA then fuses it and its loop
+# accumulates with fused multiply-adds. The xla-cpu-pjrt plugin keeps the dot (a kernel
+# without FMA), whose float results differ from JAX's in the last bits; emitting the
+# multiply and reduce ourselves gives JAX's numbers.
+_STRENGTH_REDUCED = {np.dtype(np.float32), np.dtype(np.float64)}
+
+
+def _only_batch_and_contracting(lhs_aval, rhs_aval, dimension_numbers) -> bool:
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    return (len(lhs_contract) + len(lhs_batch) == lhs_aval.ndim
+            and len(rhs_contract) + len(rhs_batch) == rhs_aval.ndim)
+
+
+def _lower_as_multiply_reduce(ctx, lhs, rhs, dimension_numbers):
+    """``dot_general`` of operands with only batch and contracting dims: both transposed to
+    (batch..., contracting...), multiplied, and summed over the contracting dims."""
+    from xjax.lax.reduce import scalar_region
+    from xjax.lowering.stablehlo import i64_array
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    b = ctx.builder
+    lhs_aval = ctx.avals_in[0]
+    out_aval = ctx.avals_out[0]
+    order = {"lhs": (*lhs_batch, *lhs_contract), "rhs": (*rhs_batch, *rhs_contract)}
+    shape = tuple(lhs_aval.shape[d] for d in order["lhs"])
+    joint = aval_type(ShapedArray(shape, out_aval.dtype))
+    operands = []
+    for value, perm in ((lhs, order["lhs"]), (rhs, order["rhs"])):
+        if list(perm) != sorted(perm):
+            value = b.op1("stablehlo.transpose", [value], joint, {"permutation": i64_array(perm)})
+        operands.append(value)
+    product = b.op1("stablehlo.multiply", operands, joint)
+    init = b.constant(np.zeros((), out_aval.dtype))
+    axes = tuple(range(len(lhs_batch), len(shape)))
+    return b.op1("stablehlo.reduce", [product, init], aval_type(out_aval),
+                 {"dimensions": i64_array(axes)},
+                 regions=[scalar_region(b, out_aval.dtype, "add")])
 
 
 # -- derivatives: bilinear --
