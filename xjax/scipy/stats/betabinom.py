@@ -10,12 +10,10 @@ Array([0.33333334, 0.33333334, 0.33333334], dtype=float32)
 from __future__ import annotations
 
 from xjax import numpy as jnp
-from xjax.api import jit
 from xjax.scipy.special import betaln
 from xjax.scipy.stats._common import nan_unless, neg_inf_where, promote_args_inexact
 
 
-@jit
 def logpmf(k, n, a, b, loc=0):
     """The log of :func:`pmf`. ``k`` is floored; ``-inf`` off the support ``0..n`` (after
     the shift), NaN for ``n < 0`` or non-positive ``a`` or ``b``."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from xjax import numpy as jnp
-from xjax.api import jit
 from xjax.scipy.special import log_ndtr, ndtr
 from xjax.scipy.stats import norm
 from xjax.scipy.stats._common import neg_inf_where, promote_args_inexact, standardize
@@ -45,7 +44,6 @@ def _log_gauss_mass(a, b):
     return jnp.where(left_tail | right_tail, tail_mass, central_mass)
 
 
-@jit
 def logpdf(x, a, b, loc=0, scale=1):
     """The log of the truncated normal density; ``-inf`` off ``[a, b]`` (standardized), NaN
     where ``a >= b``."""
@@ -61,7 +59,6 @@ def pdf(x, a, b, loc=0, scale=1):
     return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
-@jit
 def logcdf(x, a, b, loc=0, scale=1):
     """The log of :func:`cdf`; near 1 it is computed from the survival function."""
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logcdf", x, a, b, loc, scale)
@@ -76,20 +73,17 @@ def logcdf(x, a, b, loc=0, scale=1):
     return jnp.where(a >= b, np.nan, result)
 
 
-@jit
 def cdf(x, a, b, loc=0, scale=1):
     """``P(X <= x)``."""
     return jnp.exp(logcdf(x, a, b, loc, scale))
 
 
-@jit
 def logsf(x, a, b, loc=0, scale=1):
     """The log of :func:`sf`: the log cdf of the mirrored distribution at ``-x``."""
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logsf", x, a, b, loc, scale)
     return logcdf(-x, -b, -a, -loc, scale)
 
 
-@jit
 def sf(x, a, b, loc=0, scale=1):
     """``P(X > x)``."""
     return jnp.exp(logsf(x, a, b, loc, scale))
