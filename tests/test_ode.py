@@ -151,9 +151,6 @@ def test_errors():
         odeint(decay, 1.0, [0.0, 1.0], 1.0)
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="a custom_vjp under jit raises NotImplementedError (custom_lin "
-                          "cannot be compiled) where JAX raises TypeError")
 def test_forward_mode_raises_type_error():
     with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
         xjax.jvp(lambda k: odeint(decay, 1.0, jnp.asarray(TS), k), (1.0,), (1.0,))

@@ -169,3 +169,22 @@ def test_custom_gradient():
         return jnp.sin(x), lambda ct: ct * 7.0  # one argument: a bare cotangent is accepted
 
     assert float(grad(single)(1.0)) == 7.0
+
+
+def test_forward_mode_of_custom_vjp_raises_type_error_everywhere():
+    # JAX's TypeError whether the tangent would be computed eagerly, compiled or batched
+    @xjax.custom_vjp
+    def f(x):
+        return x * 2.0
+    f.defvjp(lambda x: (f(x), None), lambda r, g: (2 * g,))
+    message = "can't apply forward-mode autodiff"
+    for attempt in (lambda: xjax.jvp(f, (1.0,), (1.0,)),
+                    lambda: xjax.jvp(xjax.jit(f), (1.0,), (1.0,)),
+                    lambda: xjax.jit(lambda x: xjax.jvp(f, (x,), (1.0,)))(1.0),
+                    lambda: xjax.jacfwd(f)(1.0),
+                    lambda: xjax.vmap(lambda x: xjax.jvp(f, (x,), (x,)))(jnp.ones(2))):
+        with pytest.raises(TypeError, match=message):
+            attempt()
+    # reverse mode, batched or not, still runs the user's bwd
+    assert float(xjax.grad(f)(1.0)) == 2.0
+    np.testing.assert_array_equal(xjax.vmap(xjax.grad(f))(jnp.ones(3)), [2.0, 2.0, 2.0])

@@ -180,6 +180,8 @@ def _custom_lin_abstract_eval(*avals, num_res, res_tree, bwd, out_avals, in_aval
 
 
 def _custom_lin_impl(*args, **params):
+    """custom_lin only runs (eagerly, compiled or batched) when a custom_vjp function's
+    tangents are asked for, not transposed: forward mode, which JAX refuses."""
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
@@ -216,10 +218,10 @@ def _custom_lin_transpose(cts, *operands, num_res, res_tree, bwd, out_avals, in_
 
 custom_lin_p = Primitive(
     "custom_lin", abstract_eval=_custom_lin_abstract_eval, impl=_custom_lin_impl,
-    lower=Absent("only appears in linear jaxprs, which are transposed, never compiled"),
+    lower=_custom_lin_impl,
     jvp=Absent("the tangent map of a custom_vjp function has no jvp of its own"),
     transpose=_custom_lin_transpose,
-    batch=Absent("only appears in linear jaxprs made under linearize"),
+    batch=_custom_lin_impl,
     multiple_results=True)
 
 
