@@ -76,6 +76,17 @@ def test_traced_integer_indices():
     assert int(loop_sum) == 45
 
 
+def test_traced_scalar_index_below_minus_size_clamps_after_one_wrap():
+    # as JAX: -4 on 3 elements counts from the end once (-1) and clamps to 0; never wraps
+    # twice (which read x[2])
+    x = jnp.arange(3.0)
+    read = xjax.jit(lambda x, i: x[i])
+    for i, expected in [(-1, 2.0), (-3, 0.0), (-4, 0.0), (-5, 0.0), (-100, 0.0), (7, 2.0)]:
+        assert float(read(x, i)) == expected, i
+    matrix = jnp.arange(12.0).reshape(3, 4)
+    assert float(xjax.jit(lambda m, i: m[i, -1])(matrix, -4)) == 3.0
+
+
 def test_out_of_bounds_reads_clamp():
     x = jnp.arange(10)
     assert int(x[10]) == 9 and int(x[-11]) == 0

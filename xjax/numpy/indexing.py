@@ -406,8 +406,8 @@ def _dynamic(arr, entries):
     zero = Array._from_numpy(np.zeros((), dtype), ShapedArray((), dtype, False))
     starts, sizes = [], []
     for entry, n in zip(entries, shape, strict=True):
-        if entry.kind == "dyn":
-            starts.append(_normalize(entry.value, n, dtype))
+        if entry.kind == "dyn":  # dynamic_slice counts a negative start from the end once
+            starts.append(convert_element_type(entry.value, dtype, False))
             sizes.append(1)
         else:
             starts.append(zero)
