@@ -228,3 +228,12 @@ def test_jvp_and_jacfwd_return_aux_as_plain_values():
     sp = np.log1p(np.exp(x))
     np.testing.assert_allclose(np.asarray(jac), sp + x / (1 + np.exp(-x)), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(aux), 1 / (1 + np.exp(-x)), rtol=1e-6)
+
+
+def test_python_bools_are_never_weakly_typed():
+    # JAX: weak types are for Python int/float/complex; a Python bool is a plain bool
+    assert not xjax.lax.reshape(True, (1,)).weak_type
+    assert not xjax.lax.bitwise_and(True, False).weak_type
+    assert not xjax.jit(lambda b: b)(True).weak_type
+    assert not xjax.make_jaxpr(lambda b: b)(True).in_avals[0].weak_type
+    assert xjax.lax.reshape(1, (1,)).weak_type  # ints still are

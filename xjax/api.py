@@ -35,7 +35,8 @@ def shaped_abstractify(x) -> ShapedArray:
     if type(aval) is ShapedArray:
         return aval
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)), True)
+        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)),
+                           type(x) is not bool)  # Python bools are not weak, as in JAX
     if type(aval) is AbstractRef:  # a mutable array reference (threaded by trace_with_refs)
         return aval
     if hasattr(x, "shape") and hasattr(x, "dtype"):

@@ -43,7 +43,7 @@ def get_aval(x) -> ShapedArray:
     import numpy as np
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        return ShapedArray((), dtype, True)
+        return ShapedArray((), dtype, type(x) is not bool)  # bools are never weak
     value = np.asarray(x)
     return ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
 

@@ -31,7 +31,7 @@ def concrete_operand(x):
             "ended. Return the value from the transformed function instead.")
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        return np.asarray(x, dtype), ShapedArray((), dtype, True)
+        return np.asarray(x, dtype), ShapedArray((), dtype, type(x) is not bool)
     npy = np.asarray(x)
     dtype = dtypes.canonicalize_dtype(npy.dtype)
     if npy.dtype != dtype:

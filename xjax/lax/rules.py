@@ -27,7 +27,8 @@ def to_operand(x):
         return x
     if t in _PY_SCALARS:
         dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        return Array._from_numpy(np.asarray(x, dtype), ShapedArray((), dtype, True))
+        # Python bools are not weakly typed (bool is the bottom of the lattice), as in JAX
+        return Array._from_numpy(np.asarray(x, dtype), ShapedArray((), dtype, t is not bool))
     if isinstance(x, (list, tuple)):
         raise TypeError(f"lax operations do not accept Python lists or tuples, got {x!r}; "
                         "convert with jnp.asarray first")
