@@ -557,5 +557,5 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
 def _put_array(value, aval, device):
     from xjax import runtime
     client = runtime.get_client(device.platform)
-    buffer = client.buffer_from_numpy(np.ascontiguousarray(value), device)
+    buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)), device)
     return Array._from_buffer(buffer, aval)
