@@ -33,4 +33,4 @@ from xjax.scipy.stats import uniform as uniform
 from xjax.scipy.stats import vonmises as vonmises
 from xjax.scipy.stats import wrapcauchy as wrapcauchy
 from xjax.scipy.stats._core import mode as mode, rankdata as rankdata, sem as sem
-from xjax.scipy.stats.kde import gaussian_kde as gaussian_kde
+from xjax.scipy.stats._kde import gaussian_kde as gaussian_kde

@@ -7,6 +7,7 @@ import numpy as np
 from xjax import lax
 from xjax import numpy as jnp
 from xjax.numpy._promotion import promote_args_inexact  # noqa: F401  (re-exported)
+from xjax.numpy._promotion import scalar_array
 
 
 def standardize(x, loc, scale):
@@ -17,7 +18,9 @@ def standardize(x, loc, scale):
 def clamp(low, y, high):
     """``y`` clipped to ``[low, high]`` by ``lax.clamp``, whose derivative is exactly zero
     outside (``jnp.clip``'s can carry a NaN from further down the chain)."""
-    return lax.clamp(np.asarray(low, y.dtype), y, np.asarray(high, y.dtype))
+    # weakly typed bounds of y's dtype: the result keeps y's dtype and weak type
+    return lax.clamp(scalar_array(low, y.dtype, weak=True), y,
+                     scalar_array(high, y.dtype, weak=True))
 
 
 def nan_unless(valid, value):

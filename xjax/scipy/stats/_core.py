@@ -40,9 +40,9 @@ def _runs_of_sorted(s):
     and the positions of the first and last element of its run. NaNs (sorted last) form one
     run, as ``jnp.unique`` groups them."""
     n = s.shape[-1]
-    both_nan = jnp.isnan(s[..., 1:]) & jnp.isnan(s[..., :-1]) if jnp.issubdtype(
-        s.dtype, jnp.inexact) else False
-    same_as_previous = (s[..., 1:] == s[..., :-1]) | both_nan
+    same_as_previous = s[..., 1:] == s[..., :-1]
+    if jnp.issubdtype(s.dtype, jnp.inexact):
+        same_as_previous = same_as_previous | (jnp.isnan(s[..., 1:]) & jnp.isnan(s[..., :-1]))
     edge = jnp.ones(s.shape[:-1] + (1,), bool)
     starts_run = jnp.concatenate([edge, ~same_as_previous], axis=-1)
     ends_run = jnp.concatenate([~same_as_previous, edge], axis=-1)
@@ -182,7 +182,7 @@ def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     >>> import xjax.numpy as jnp
     >>> from xjax.scipy.stats import sem
     >>> sem(jnp.array([1., 2., 3., 4.]))
-    Array(0.6454972, dtype=float32)
+    Array(0.64549726, dtype=float32)
     """
     x, = promote_args_inexact("sem", a)
     if nan_policy == "propagate":

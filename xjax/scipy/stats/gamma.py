@@ -3,8 +3,8 @@ with scale ``scale``.
 
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import gamma
->>> gamma.pdf(jnp.array([1.]), 1.)
-Array([0.36787945], dtype=float32)
+>>> gamma.cdf(jnp.array([-1., 0.]), 1.)
+Array([0., 0.], dtype=float32)
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ distribution with location ``loc`` and scale ``scale``; NaN for ``scale <= 0``.
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import gumbel_l
 >>> gumbel_l.sf(jnp.array([0.]))
-Array([0.36787945], dtype=float32)
+Array([0.36787942], dtype=float32)
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import poisson
->>> poisson.pmf(jnp.array([0., 1.]), 1.)
-Array([0.36787945, 0.36787945], dtype=float32)
+>>> poisson.pmf(jnp.array([-1., 0.5]), 1.)  # off the support
+Array([0., 0.], dtype=float32)
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def entropy(mu, loc=0):
     --------
     >>> from xjax.scipy.stats import poisson
     >>> poisson.entropy(0.)
-    Array(0., dtype=float32, weak_type=True)
+    Array(0., dtype=float32)
     """
     check_arraylike("poisson.entropy", mu, loc)
     mu, loc = promote_dtypes_inexact(mu, loc)

@@ -4,7 +4,7 @@
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import t
 >>> t.pdf(jnp.array([0.]), 1.)
-Array([0.31830987], dtype=float32)
+Array([0.31830993], dtype=float32)
 """
 
 from __future__ import annotations

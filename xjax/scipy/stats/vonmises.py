@@ -4,7 +4,7 @@ concentration ``kappa`` (centered at 0).
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import vonmises
 >>> vonmises.pdf(jnp.array([0.]), 1e-6)  # nearly uniform on the circle
-Array([0.15915507], dtype=float32)
+Array([0.15915512], dtype=float32)
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ shape ``c`` (``0 < c < 1``).
 >>> import xjax.numpy as jnp
 >>> from xjax.scipy.stats import wrapcauchy
 >>> wrapcauchy.pdf(jnp.array([1.]), 0.5)
-Array([0.1577817], dtype=float32)
+Array([0.16819303], dtype=float32)
 """
 
 from __future__ import annotations
