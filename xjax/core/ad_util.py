@@ -18,6 +18,11 @@ class Zero:
     def __repr__(self) -> str:
         return f"Zero({self.aval})"
 
+    @staticmethod
+    def from_primal_value(value) -> "Zero":
+        """The zero tangent of ``value`` (float0 for integer and boolean values)."""
+        return Zero(tangent_aval(get_aval(value)))
+
 
 class UndefinedPrimal:
     """A linear operand whose value is not known: what transpose rules transpose against."""

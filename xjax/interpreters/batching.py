@@ -103,5 +103,51 @@ def batch_flat(flat_fun, args, in_dims, axis_name, axis_size):
     return vals, dims
 
 
+# -- JAX's public batching API (``jax.interpreters.batching``) --
+
+from xjax.interpreters._rule_registry import RuleTable  # noqa: E402
+from xjax.lax.batch_rules import batch_elementwise, bdim_at_front  # noqa: E402,F401
+
+# ``primitive_batchers[p] = rule`` installs ``rule(args, dims, **params) -> (out, out_dim)``
+# (xjax's convention, JAX's too) on ``p``.
+primitive_batchers = RuleTable("batch", "batching.primitive_batchers")
+
+
+def defvectorized(primitive) -> None:
+    """Batch ``primitive`` by applying it to the batched operands as they are: it acts on
+    each element independently, so the output is batched where the operands are."""
+
+    def batch(args, dims, **params):
+        mapped = {d for d in dims if d is not not_mapped}
+        if len(mapped) == 1:
+            dim = mapped.pop()
+        else:
+            size = next(get_aval(x).shape[d] for x, d in zip(args, dims)
+                        if d is not not_mapped)
+            args, dim = [bdim_at_front(x, d, size) for x, d in zip(args, dims)], 0
+        out = primitive.bind(*args, **params)
+        return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
+    primitive_batchers[primitive] = batch
+
+
+def defbroadcasting(primitive) -> None:
+    """Batch ``primitive``, which broadcasts its operands against each other (rank-0
+    operands and size-1 dims): operands batched at the same axis pass as they are;
+    otherwise the batch axis goes first and unbatched operands get a size-1 axis."""
+    general = batch_elementwise(primitive)
+
+    def batch(args, dims, **params):
+        ranked = [(get_aval(x).shape, d) for x, d in zip(args, dims)
+                  if len(get_aval(x).shape)]
+        if ranked and all(d is not not_mapped for _, d in ranked) and \
+                len(set(ranked)) == 1:
+            out = primitive.bind(*args, **params)
+            dim = ranked[0][1]
+            return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
+        return general(args, dims, **params)
+    primitive_batchers[primitive] = batch
+
+
 __all__ = ["BatchTrace", "BatchTracer", "batch_flat", "not_mapped",
-           "Array"]
+           "Array", "bdim_at_front", "defbroadcasting", "defvectorized",
+           "primitive_batchers"]
