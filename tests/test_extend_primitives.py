@@ -160,6 +160,39 @@ def test_tutorial_vmap(tutorial):
     np.testing.assert_allclose(np.asarray(tangents), 2 * a * b + b)
 
 
+def test_tutorial_inside_other_transformations(tutorial):
+    _, _, square_add = tutorial
+    assert float(xjax.grad(xjax.jit(square_add))(3.0, 1.0)) == pytest.approx(6.0)
+    a = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(xjax.vmap(xjax.jit(square_add))(a, a + 1)),
+                               a * a + a + 1)
+
+    def body(carry, x):
+        return square_add(carry, x), carry
+    xs = np.arange(3, dtype=np.float32)
+    carry, ys = xjax.lax.scan(body, np.float32(0.5), xs)
+    expected, seen = np.float32(0.5), []
+    for x in xs:
+        seen.append(expected)
+        expected = expected * expected + x
+    assert float(carry) == pytest.approx(expected)
+    np.testing.assert_allclose(np.asarray(ys), seen)
+    # d carry_3 / d carry_0 = prod(2 * carry_i)
+    slope = xjax.grad(lambda c: xjax.lax.scan(body, c, xs)[0])(np.float32(0.5))
+    assert float(slope) == pytest.approx(np.prod([2 * c for c in seen]))
+
+
+def test_eager_through_xla_uses_the_lowering(tutorial):
+    _, multiply_add, _ = tutorial
+    previous = xjax.config.xjax_eager_via_xla
+    xjax.config.update("xjax_eager_via_xla", True)
+    try:
+        x = np.array([1.0, 2.0], np.float32)
+        np.testing.assert_allclose(np.asarray(multiply_add(x, x, x)), x * x + x)
+    finally:
+        xjax.config.update("xjax_eager_via_xla", previous)
+
+
 # -- a primitive with several results ------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -336,6 +369,29 @@ def test_lowering_only_primitive_runs_eagerly_through_xla():
                                              multiple_results=False))
     x = np.array([-1.0, 0.0, 2.0], np.float32)
     np.testing.assert_allclose(np.asarray(p.bind(x)), np.log1p(np.exp(x)), rtol=1e-6)
+
+
+def test_apply_primitive_impl_and_subclass_with_multiple_results():
+    from xjax.interpreters import xla
+
+    class SplitHalves(core.Primitive):
+        multiple_results = True
+
+    p = SplitHalves(fresh_name("split_halves"))
+    assert p.multiple_results
+
+    def halves_aval(x):
+        half = ShapedArray((x.shape[0] // 2,), x.dtype)
+        return [half, half]
+    p.def_abstract_eval(halves_aval)
+    p.def_impl(lambda x: xla.apply_primitive(p, x))
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: (x[: x.shape[0] // 2],
+                                                        x[x.shape[0] // 2:])))
+    x = np.arange(6, dtype=np.float32)
+    for run in (p.bind, xjax.jit(p.bind)):
+        lo, hi = run(x)
+        np.testing.assert_array_equal(np.asarray(lo), x[:3])
+        np.testing.assert_array_equal(np.asarray(hi), x[3:])
 
 
 def test_lower_fun_output_must_match_abstract_eval():

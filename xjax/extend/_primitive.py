@@ -76,11 +76,16 @@ class Primitive(_primitive.Primitive):
     Array([0., 2., 4.], dtype=float32)
     """
 
+    # Class attributes, so that subclasses may set them as JAX's do (``multiple_results =
+    # True`` in the class body); assigning on an instance shadows them.
+    multiple_results = False
+    call_primitive = False
+    map_primitive = False
+
     def __init__(self, name: str):
         if not isinstance(name, str):
             raise TypeError(f"Primitive name must be a str, got {name!r}")
         self.name = name
-        self.multiple_results = False
         self.hidden_params = ()
         self.abstract_eval = _missing(f"Abstract evaluation for '{name}' not implemented")
         self.impl = self._default_impl

@@ -20,7 +20,7 @@ Array(3., dtype=float32)
 
 from __future__ import annotations
 
-from xjax.core.ad_util import UndefinedPrimal, Zero, get_aval, is_undefined, tangent_aval
+from xjax.core.ad_util import UndefinedPrimal, Zero, is_undefined
 from xjax.interpreters._rule_registry import RuleTable
 from xjax.interpreters.jvp import JVPTrace, JVPTracer  # noqa: F401
 from xjax.lax.ad_rules import add_tangents, jvp_by_parts, linear_jvp
@@ -136,7 +136,3 @@ def __getattr__(name: str):
         return add_any_p
     raise AttributeError(f"module 'xjax.interpreters.ad' has no attribute '{name}'")
 
-
-def zero_from_primal(value) -> Zero:
-    """The symbolic zero tangent of ``value``."""
-    return Zero(tangent_aval(get_aval(value)))
