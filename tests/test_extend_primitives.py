@@ -509,3 +509,58 @@ def test_tutorial_matches_jax(tutorial):
         for x_fun, j_fun in jaxprs:
             assert str(xjax.make_jaxpr(x_fun)(2.0, 10.0)) == \
                 str(jax.make_jaxpr(j_fun)(2.0, 10.0))
+
+
+def test_missing_rule_messages_match_jax():
+    jax = pytest.importorskip("jax")
+    from jax.extend import core as jcore
+    from jax.interpreters import ad as jad
+
+    name = fresh_name("bare")
+
+    def make(lib_core, aval_type, ad_module):
+        p = lib_core.Primitive(name)
+        p.def_impl(lambda x: np.multiply(x, 2))
+        p.def_abstract_eval(lambda x: aval_type(x.shape, x.dtype))
+        linear = lib_core.Primitive(name + "_linear")
+        linear.def_impl(lambda x: np.multiply(x, 2))
+        linear.def_abstract_eval(lambda x: aval_type(x.shape, x.dtype))
+        ad_module.primitive_jvps[linear] = lambda ps, ts: (linear.bind(*ps), linear.bind(*ts))
+        bare = lib_core.Primitive(name + "_bare")
+        bare.def_impl(lambda x: np.multiply(x, 2))
+        return p, linear, bare
+
+    def messages(lib, prims):
+        p, linear, bare = prims
+        attempts = [lambda: lib.jvp(p.bind, (1.0,), (1.0,)),
+                    lambda: lib.vmap(p.bind)(np.ones(2, np.float32)),
+                    lambda: lib.jit(p.bind)(1.0),
+                    lambda: lib.grad(linear.bind)(1.0),
+                    lambda: lib.make_jaxpr(bare.bind)(1.0)]
+        out = []
+        for attempt in attempts:
+            with pytest.raises(NotImplementedError) as info:
+                attempt()
+            out.append(str(info.value).splitlines()[0])
+        return out
+
+    with jax.default_device(jax.devices("cpu")[0]):
+        expected = messages(jax, make(jcore, jax.core.ShapedArray, jad))
+    got = messages(xjax, make(core, ShapedArray, ad))
+    if xjax.default_backend() != "cpu":
+        expected[2] = expected[2].replace("platform cpu", "platform cuda")
+    assert got == expected
+
+
+def test_register_lowering_on_an_xjax_primitive_for_another_platform_keeps_its_own():
+    # a rule for a platform xjax is not running on leaves the primitive's lowering alone
+    other = "tpu"
+    neg_p = core.primitives.neg_p
+    before = neg_p.lower
+    try:
+        mlir.register_lowering(neg_p, mlir.lower_fun(lambda x: x * 0, False), platform=other)
+        assert float(xjax.jit(lambda x: -x)(np.float32(2.0))) == -2.0
+    finally:
+        neg_p.lower = before
+        mlir._platform_rules.pop(neg_p, None)
+        mlir._native_rules.pop(neg_p, None)

@@ -20,6 +20,7 @@ from xjax.core import primitive as _primitive
 from xjax.core import trace as _trace
 from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
+from xjax.interpreters.mlir import dispatching_lowering, has_lowering
 
 
 def _missing(message: str):
@@ -89,8 +90,7 @@ class Primitive(_primitive.Primitive):
         self.hidden_params = ()
         self.abstract_eval = _missing(f"Abstract evaluation for '{name}' not implemented")
         self.impl = self._default_impl
-        self.lower = _missing(
-            f"MLIR translation rule for primitive '{name}' not found for platform cpu")
+        self.lower = dispatching_lowering(self)  # raises JAX's error until one is registered
         self.jvp = _missing(f"Differentiation rule for '{name}' not implemented")
         self.transpose = _missing(f"Transpose rule (for reverse-mode differentiation) for "
                                   f"'{name}' not implemented")
@@ -164,7 +164,6 @@ class Primitive(_primitive.Primitive):
             if self.multiple_results:
                 return [_to_numpy(o) for o in out]
             return _to_numpy(out)
-        from xjax.interpreters.mlir import has_lowering
         if has_lowering(self):
             from xjax.interpreters.eval import run_primitive_with_xla
             avals = [ShapedArray(np.shape(v), np.asarray(v).dtype, False) for v in values]

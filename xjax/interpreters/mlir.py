@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax.core.primitive import Primitive
+from xjax.core.primitive import Absent, Primitive
 
 __all__ = ["LoweringFunction", "lower_fun", "register_lowering"]
 
@@ -31,6 +31,8 @@ _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "
 
 # primitive -> {platform (None: any) -> rule}
 _platform_rules: dict = {}
+# xjax primitive -> the lowering it was defined with (xjax's convention)
+_native_rules: dict = {}
 
 
 class LoweringFunction:
@@ -106,9 +108,12 @@ def register_lowering(primitive, rule, platform: str | None = None, **_options):
         raise TypeError(f"lowering rule for '{primitive.name}' must be callable, got {rule!r}")
     if platform is not None and platform not in _PLATFORM_ALIASES:
         raise NotImplementedError(f"Unregistered platform {platform}")
+    if primitive not in _platform_rules and not getattr(primitive.lower, "dispatching", False):
+        # an xjax primitive keeps its own lowering for the platforms not registered here
+        _native_rules[primitive] = primitive.lower
     rules = _platform_rules.setdefault(primitive, {})
     rules[None if platform is None else _PLATFORM_ALIASES[platform]] = rule
-    primitive.lower = _dispatching_lowering(primitive)
+    primitive.lower = dispatching_lowering(primitive)
     return rule
 
 
@@ -122,16 +127,20 @@ def _current_platform() -> str:
     return default_backend()
 
 
-def _dispatching_lowering(primitive):
+def dispatching_lowering(primitive):
     """xjax's lowering rule for ``primitive``: runs the rule registered for the platform."""
 
     def lower(ctx, *operands, **params):
         platform = _current_platform()
         rules = _platform_rules.get(primitive, {})
         rule = rules.get(platform, rules.get(None))
+        native = _native_rules.get(primitive)
+        if rule is None and native is not None and not isinstance(native, Absent):
+            return native(ctx, *operands, **params)
         if rule is None:
+            shown = "cuda" if platform == "gpu" else platform  # JAX names the GPU plugin
             raise NotImplementedError(f"MLIR translation rule for primitive "
-                                      f"'{primitive.name}' not found for platform {platform}")
+                                      f"'{primitive.name}' not found for platform {shown}")
         if not isinstance(rule, LoweringFunction):
             raise NotImplementedError(
                 f"lowering rule {getattr(rule, '__name__', rule)!r} of primitive "
@@ -141,6 +150,7 @@ def _dispatching_lowering(primitive):
                 "written with xjax.numpy / xjax.lax.")
         outs = rule.lower_into(primitive.name, ctx, operands, params)
         return outs if primitive.multiple_results else outs[0]
+    lower.dispatching = True
     return lower
 
 
