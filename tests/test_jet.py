@@ -61,6 +61,19 @@ UNARY = {
     "gather": lambda x: x[1] * x, "cumsum": lambda x: jnp.cumsum(x ** 2),
     "convert": lambda x: (x.astype(jnp.float16).astype(jnp.float32) * 0 + x) ** 2,
     "checkpoint": xjax.checkpoint(lambda x: jnp.sin(x) ** 2),
+    "split": lambda x: jnp.split(jnp.concatenate([x, x ** 2]), 2)[1] * x,
+    "dynamic_update_slice": lambda x: lax.dynamic_update_slice(jnp.sin(x), x[:1] ** 2, (1,)),
+    "scatter_add": lambda x: jnp.zeros(3).at[jnp.array([0, 0, 2])].add(x ** 2),
+    "scatter": lambda x: jnp.sin(x).at[1].set(x[0] ** 3),
+    "conv": lambda x: jnp.convolve(x, x ** 2),
+    "dynamic_slice": lambda x: lax.dynamic_slice(x ** 2, (jnp.int32(1),), (2,)).sum() * x,
+    "pad": lambda x: jnp.pad(x ** 2, 1)[:3] * x, "softmax": xjax.nn.softmax,
+    "relu": lambda x: xjax.nn.relu(x - 0.6) ** 2,
+    "complex_abs": lambda x: jnp.abs(jnp.exp(1j * x) * x),
+    "cumprod": lambda x: jnp.cumprod(jnp.outer(x, x + 0.5), axis=1),
+    "cummax": lambda x: lax.cummax(jnp.sin(3 * x), reverse=True),
+    "cummin": lambda x: lax.cummin(x, axis=0),
+    "cumlogsumexp": lambda x: lax.cumlogsumexp(x ** 2),
 }
 
 
@@ -168,7 +181,7 @@ def test_errors():
 @pytest.mark.parametrize("name", ["sin", "exp", "log", "tanh", "sigmoid", "sqrt", "div",
                                   "pow_const", "pow_both", "integer_pow", "dot_general",
                                   "reduce_max", "log1p", "expm1", "erf", "abs", "max",
-                                  "erf_inv", "atan2", "select_n"])
+                                  "erf_inv", "atan2", "select_n", "cumprod", "cummax"])
 def test_against_jax(name):
     jax = pytest.importorskip("jax")
     from jax.experimental.jet import jet as jax_jet
@@ -185,6 +198,8 @@ def test_against_jax(name):
         "erf_inv": lambda x: jsp.erfinv(x - 0.4),
         "atan2": lambda x: jax_jnp.arctan2(x, 1.0 + x ** 2),
         "select_n": lambda x: jax_jnp.where(x > 0.5, x ** 2, jax_jnp.sin(x)),
+        "cumprod": lambda x: jax_jnp.cumprod(jax_jnp.outer(x, x + 0.5), axis=1),
+        "cummax": lambda x: jax.lax.cummax(jax_jnp.sin(3 * x), reverse=True),
     }
     x0, terms = np.asarray(X0), [np.asarray(t) for t in TERMS]
     primal, series = jet(UNARY[name], (x0,), (terms,))

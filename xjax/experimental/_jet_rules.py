@@ -415,6 +415,10 @@ RULES["integer_pow"] = _integer_pow
 
 def _abs(prim, primals, series, **params):
     x, = primals
+    if jnp.iscomplexobj(x):  # |z| = sqrt(z conj(z)), a real series
+        u = [x, *series[0]]
+        square = [lax.real(c) for c in cauchy(u, [lax.conj(t) for t in u])]
+        return lax.abs(x), sqrt_series(square, lax.abs(x))[1:]
     sign = lax.select(x < 0, jnp.full_like(x, -1), jnp.full_like(x, 1))
     return lax.abs(x), [sign * t for t in series[0]]
 
@@ -477,3 +481,23 @@ def _atan2(prim, primals, series, **params):
 
 
 RULES["atan2"] = _atan2
+
+
+# -- cumulative reductions: jet of their associative-scan form --
+
+def _cumulative(combine):
+    def rule(prim, primals, series, *, axis, reverse):
+        from xjax.experimental.jet import jet_composite
+
+        def scan(x):
+            return lax.associative_scan(combine, x, axis=axis, reverse=reverse)
+
+        _, terms = jet_composite(scan, primals, series)
+        return prim.bind(*primals, axis=axis, reverse=reverse), terms
+    return rule
+
+
+RULES["cumprod"] = _cumulative(lax.mul)
+RULES["cummax"] = _cumulative(lax.max)
+RULES["cummin"] = _cumulative(lax.min)
+RULES["cumlogsumexp"] = _cumulative(jnp.logaddexp)

@@ -105,6 +105,17 @@ jet2 = functools.partial(jet, factorial_scaled=False)
 jet2.__doc__ = "``jet`` with ``factorial_scaled=False``: Taylor coefficients in and out."
 
 
+def jet_composite(fn, primals, series):
+    """Taylor coefficients (unscaled) of ``fn`` of several arrays: the rule of a primitive
+    written as a composition of primitives that have rules."""
+    from xjax.api import make_jaxpr
+    closed = make_jaxpr(fn)(*primals)
+    order = len(series[0])
+    (out, terms), = _interpret(closed.jaxpr, closed.consts, list(primals), list(series),
+                               order)
+    return out, [jnp.zeros_like(out)] * order if terms is None else terms
+
+
 def _is_python_scalar(x):
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 

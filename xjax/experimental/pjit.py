@@ -155,9 +155,9 @@ def _pjit(fun, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static_argnu
     --------
     >>> import numpy as np, xjax, xjax.numpy as jnp
     >>> from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
-    >>> from xjax.experimental.pjit import pjit  # doctest: +SKIP
+    >>> from xjax.experimental.pjit import pjit  # warns DeprecationWarning
     >>> mesh = Mesh(np.array(xjax.devices()), ('x',))
-    >>> f = _pjit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P('x')))
+    >>> f = pjit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P('x')))
     >>> f(jnp.arange(2.))
     Array([0., 2.], dtype=float32)
     """

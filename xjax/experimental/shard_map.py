@@ -29,8 +29,9 @@ def _legacy_shard_map(f, mesh, in_specs, out_specs, check_rep=True):
     --------
     >>> import numpy as np, xjax, xjax.numpy as jnp
     >>> from xjax.sharding import Mesh, PartitionSpec as P
+    >>> from xjax.experimental.shard_map import shard_map  # warns DeprecationWarning
     >>> mesh = Mesh(np.array(xjax.devices()), ('x',))
-    >>> g = _legacy_shard_map(lambda b: xjax.lax.psum(b, 'x'), mesh, P('x'), P('x'))
+    >>> g = shard_map(lambda b: xjax.lax.psum(b, 'x'), mesh, P('x'), P('x'))
     >>> g(jnp.arange(2.))
     Array([0., 1.], dtype=float32)
     """
