@@ -270,7 +270,9 @@ def _place_output(val, dim, out_axis, size):
             raise ValueError("vmap has mapped output but out_axes is None")
         return val
     ndim = len(get_aval(val).shape) + (dim is not_mapped)
-    out_axis = out_axis % ndim if out_axis < 0 else out_axis
+    if not -ndim <= out_axis < ndim:
+        raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {ndim}")
+    out_axis = out_axis % ndim
     if dim is not_mapped:
         return move_axis(bdim_at_front(val, not_mapped, size), 0, out_axis)
     return move_axis(val, dim, out_axis)

@@ -134,3 +134,12 @@ def test_inconsistent_sizes_error_names_arguments_as_jax():
     assert str(info.value) == message
     with pytest.raises(ValueError, match=r"argument x\[1\] of type float32\[3\]$"):
         vmap(lambda x: x[0] + x[1])((jnp.ones(2), jnp.ones(3)))
+
+
+def test_out_axes_out_of_bounds_raise_value_error_as_jax():
+    for out_axis in (1, -2):
+        with pytest.raises(ValueError, match=f"axis {out_axis} is out of bounds for array of "
+                                             "dimension 1"):
+            vmap(lambda x: x * 2, out_axes=out_axis)(jnp.arange(2.0))
+    assert vmap(lambda x: x * 2, out_axes=1)(jnp.ones((2, 3))).shape == (3, 2)
+    assert vmap(lambda x: x * 2, out_axes=-2)(jnp.ones((2, 3))).shape == (2, 3)
