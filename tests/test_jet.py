@@ -74,6 +74,8 @@ UNARY = {
     "cummax": lambda x: lax.cummax(jnp.sin(3 * x), reverse=True),
     "cummin": lambda x: lax.cummin(x, axis=0),
     "cumlogsumexp": lambda x: lax.cumlogsumexp(x ** 2),
+    "reduce_prod": lambda x: jnp.prod(jnp.einsum("i,j,k->ijk", x, x + 0.5, x ** 2),
+                                      axis=(0, 2)),
 }
 
 

@@ -501,3 +501,21 @@ RULES["cumprod"] = _cumulative(lax.mul)
 RULES["cummax"] = _cumulative(lax.max)
 RULES["cummin"] = _cumulative(lax.min)
 RULES["cumlogsumexp"] = _cumulative(jnp.logaddexp)
+
+
+def _reduce_prod(prim, primals, series, *, axes, **params):
+    from xjax.experimental.jet import jet_composite
+    x, = primals
+    kept = [d for d in range(np.ndim(x)) if d not in axes]
+
+    def product(v):
+        # Reduced axes last and flattened, then the last entry of a running product.
+        moved = lax.transpose(v, (*kept, *axes))
+        flat = jnp.reshape(moved, (*[np.shape(x)[d] for d in kept], -1))
+        return lax.associative_scan(lax.mul, flat, axis=flat.ndim - 1)[..., -1]
+
+    _, terms = jet_composite(product, primals, series)
+    return prim.bind(x, axes=axes, **params), terms
+
+
+RULES["reduce_prod"] = _reduce_prod
