@@ -129,12 +129,18 @@ def _check_inputs(primals, series):
         raise ValueError(f"jet got {len(primals)} primals but {len(series)} series: give "
                          "one series per primal")
     for i, (x, terms) in enumerate(zip(primals, series)):
-        if tree_flatten(x)[1].num_leaves != 1 or tree_flatten(x)[0][0] is not x:
+        if not _is_leaf(x):
             raise ValueError(f"primal value at position {i} is not an array")
         for j, t in enumerate(terms):
-            if tree_flatten(t)[1].num_leaves != 1 or tree_flatten(t)[0][0] is not t:
+            if not _is_leaf(t):
                 raise ValueError(f"term {j} for argument {i} is not an array")
     return lengths.pop()
+
+
+def _is_leaf(x):
+    """Whether ``x`` is a single pytree leaf (an array or scalar, not a container)."""
+    leaves = tree_flatten(x)[0]
+    return len(leaves) == 1 and leaves[0] is x
 
 
 def _interpret(jaxpr, consts, primals, series, order):
