@@ -59,13 +59,29 @@ def _shape(x) -> tuple:
 
 class _Entry:
     """One parsed index item: kind is 'newaxis', 'slice', 'int', 'dyn' (traced scalar int)
-    or 'array' (integer array: an advanced index)."""
+    or 'array' (integer array: an advanced index).
 
-    __slots__ = ("kind", "value")
+    ``at`` is the item's position in the index as NumPy counts it to decide whether the
+    advanced indices are adjacent (an ``...`` or ``None`` between them separates them even
+    when it adds no dimension; each dimension of a boolean mask is one item). It is None
+    for the index arrays that stand for scalar booleans, which JAX leaves out of that
+    decision."""
 
-    def __init__(self, kind, value=None):
+    __slots__ = ("kind", "value", "at")
+
+    def __init__(self, kind, value=None, at=None):
         self.kind = kind
         self.value = value
+        self.at = at
+
+
+def _as_advanced(entry) -> _Entry:
+    """An 'int' or 'dyn' entry as the 'array' entry it is among advanced indices."""
+    if entry.kind == "int":
+        return _Entry("array", np.asarray(entry.value, np.int32), entry.at)
+    if entry.kind == "dyn":
+        return _Entry("array", entry.value, entry.at)
+    return entry
 
 
 def _static_slice(s: slice, position: int) -> slice:
@@ -93,7 +109,7 @@ def _index_dtype_error(dtype) -> TypeError:
 
 def _parse_item(item, position: int) -> _Entry:
     if item is None:
-        return _Entry("newaxis", True)
+        return _Entry("newaxis")
     if item is Ellipsis:
         return _Entry("ellipsis")
     if isinstance(item, slice):
@@ -145,6 +161,10 @@ def _parse(shape: tuple, idx) -> list:
             raise TypeError(_NON_TUPLE_MESSAGE)
         idx = (idx,)
     entries = [_parse_item(item, pos) for pos, item in enumerate(idx)]
+    at = 0
+    for entry in entries:  # a mask's dimensions are items of their own
+        entry.at = at
+        at += entry.value.ndim if entry.kind == "bool" and entry.value.ndim else 1
     ellipses = [i for i, e in enumerate(entries) if e.kind == "ellipsis"]
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -152,7 +172,8 @@ def _parse(shape: tuple, idx) -> list:
     if consumed > len(shape):
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
                          f"{consumed} were indexed")
-    fill = [_Entry("slice", slice(None)) for _ in range(len(shape) - consumed)]
+    fill_at = entries[ellipses[0]].at if ellipses else at
+    fill = [_Entry("slice", slice(None), fill_at) for _ in range(len(shape) - consumed)]
     if ellipses:
         entries[ellipses[0]:ellipses[0] + 1] = fill
     else:
@@ -162,7 +183,8 @@ def _parse(shape: tuple, idx) -> list:
 
 def _expand_bools(shape, entries) -> list:
     """Boolean masks become the integer arrays of their nonzero positions (the masks are
-    concrete); a boolean scalar becomes a new axis of length 1 (True) or 0 (False)."""
+    concrete); a boolean scalar becomes a new axis indexed by ``arange(1)`` (True) or
+    ``arange(0)`` (False), an advanced index, as in JAX and NumPy."""
     out, dim = [], 0
     for pos, entry in enumerate(entries):
         if entry.kind != "bool":
@@ -171,27 +193,28 @@ def _expand_bools(shape, entries) -> list:
             continue
         mask = entry.value
         if mask.ndim == 0:
-            out.append(_Entry("newaxis", bool(mask)))
+            out.append(_Entry("newaxis", np.arange(int(bool(mask)), dtype=np.int32)))
             continue
         expected = shape[dim:dim + mask.ndim]
         if mask.shape != expected:
             raise IndexError("boolean index did not match shape of indexed array in index "
                              f"{pos}: got {mask.shape}, expected {list(expected)}")
-        for positions in np.nonzero(mask):
-            out.append(_Entry("array", positions.astype(np.int32)))
+        for i, positions in enumerate(np.nonzero(mask)):
+            out.append(_Entry("array", positions.astype(np.int32), entry.at + i))
         dim += mask.ndim
     return out
 
 
 def _insert_new_axes(arr, entries):
-    """Insert the ``None`` axes into ``arr``; their entries become full (or empty) slices."""
+    """Insert the ``None`` axes into ``arr``; their entries become full slices (those of
+    scalar booleans, the index arrays of their positions)."""
     positions = [i for i, e in enumerate(entries) if e.kind == "newaxis"]
     if not positions:
         return arr, entries
     from xjax.numpy.shape_ops import insert_axes
     arr = insert_axes(arr, positions)
-    entries = [(_Entry("slice", slice(None) if e.value else slice(0, 0))
-                if e.kind == "newaxis" else e) for e in entries]
+    entries = [e if e.kind != "newaxis" else _Entry("slice", slice(None), e.at)
+               if e.value is None else _Entry("array", e.value) for e in entries]
     return arr, entries
 
 
@@ -227,8 +250,7 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, indices_are_sorted=F
     if advanced_ints:
         # Integers count as advanced indices when arrays are present (NumPy's placement
         # rule), and go through the gather when out-of-bounds positions must fill or clip.
-        entries = [_Entry("array", np.asarray(e.value, np.int32)) if e.kind == "int" else
-                   (_Entry("array", e.value) if e.kind == "dyn" else e) for e in entries]
+        entries = [_as_advanced(e) for e in entries]
     arr, entries = _apply_static(arr, entries)
     if any(e.kind == "array" for e in entries):
         return _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices)
@@ -373,7 +395,9 @@ def _advanced_indices(arr, entries):
     columns = [lax.broadcast_in_dim(i, batch + (1,), tuple(range(rank - len(_shape(i)), rank)))
                for i in indices]
     stacked = columns[0] if len(columns) == 1 else lax.concatenate(columns, rank)
-    contiguous = adv_dims == list(range(adv_dims[0], adv_dims[-1] + 1))
+    # NumPy's rule: adjacent advanced indices put the index dims in place, else first.
+    at = [entries[d].at for d in adv_dims if entries[d].at is not None]
+    contiguous = all(b - a == 1 for a, b in zip(at, at[1:]))
     batch_start = adv_dims[0] if contiguous else 0
     return stacked, adv_dims, batch, batch_start
 
@@ -382,10 +406,28 @@ def _window_dims(out_rank, batch, batch_start) -> tuple:
     return tuple(i for i in range(out_rank) if not batch_start <= i < batch_start + len(batch))
 
 
+def _check_scalar_on_empty_axis(entries, shape):
+    """A scalar index into an axis of size 0 is out of bounds whatever its value (JAX's
+    IndexError; XLA would reject the slice). Among index arrays (when the gather's slice
+    sizes are checked instead) it is not looked at, as in JAX."""
+    ranks = [np.ndim(e.value) if isinstance(e.value, np.ndarray) else len(_shape(e.value))
+             for e in entries if e.kind in ("array", "dyn")]
+    if any(ranks):
+        return
+    for d, (entry, n) in enumerate(zip(entries, shape, strict=True)):
+        if n == 0 and entry.kind in ("array", "dyn"):
+            raise IndexError(f"index is out of bounds for axis {d} with size 0")
+
+
 def _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices):
     shape = _shape(arr)
+    _check_scalar_on_empty_axis(entries, shape)
     indices, adv_dims, batch, batch_start = _advanced_indices(arr, entries)
     out_rank = len(batch) + len(shape) - len(adv_dims)
+    window = [n for d, n in enumerate(shape) if d not in adv_dims]
+    out_shape = tuple(window[:batch_start]) + batch + tuple(window[batch_start:])
+    if 0 in out_shape:  # nothing to read (as JAX, no gather: its slices may not fit)
+        return lax.full_like(arr, 0, shape=out_shape)
     dnums = lax.GatherDimensionNumbers(
         offset_dims=_window_dims(out_rank, batch, batch_start),
         collapsed_slice_dims=tuple(sorted(adv_dims)), start_index_map=tuple(adv_dims),
@@ -401,6 +443,7 @@ def _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices):
 
 def _dynamic(arr, entries):
     shape = _shape(arr)
+    _check_scalar_on_empty_axis(entries, shape)
     dyn = [e.value for e in entries if e.kind == "dyn"]
     dtype = _index_dtype(dyn)
     zero = Array._from_numpy(np.zeros((), dtype), ShapedArray((), dtype, False))
@@ -527,8 +570,7 @@ def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_i
     if not any(e.kind == "array" for e in entries):
         # Integer scalars address one window: trivially sorted and unique (as JAX marks it).
         indices_are_sorted = unique_indices = True
-    entries = [_Entry("array", np.asarray(e.value, np.int32)) if e.kind == "int" else
-               (_Entry("array", e.value) if e.kind == "dyn" else e) for e in entries]
+    entries = [_as_advanced(e) for e in entries]
     shape = _shape(x)
     indices, adv_dims, batch, batch_start = _advanced_indices(x, entries)
     window = [n for d, n in enumerate(shape) if d not in adv_dims]
