@@ -212,3 +212,80 @@ def test_half_float_sum_and_prod_accumulate_in_float32(name, dtype):
                                       np.asarray(want).astype(np.float32))
     jaxpr = str(xjax.make_jaxpr(getattr(jnp, name))(x))
     assert "f32[3000]" in jaxpr
+
+
+# --- regressions found by differential fuzzing against JAX ---------------------------------
+
+@pytest.mark.parametrize("name", ["any", "all"])
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), None), ((0, 3), 0), ((3, 0), 1)])
+def test_any_all_of_empty_use_their_identity(name, shape, axis):
+    x = np.zeros(shape, np.float32)
+    out = getattr(jnp, name)(x, axis=axis)
+    np.testing.assert_array_equal(out, getattr(np, name)(x, axis=axis))
+    assert out.dtype == np.bool_
+
+
+@pytest.mark.parametrize("name,logical", [("sum", np.logical_or), ("prod", np.logical_and),
+                                          ("nansum", np.logical_or)])
+def test_sum_prod_with_bool_dtype_reduce_logically(name, logical):
+    # JAX converts to bool first and reduces with or/and, so 0.3 counts as True
+    x = np.array([[0.3, 0, 0], [0, 0, 2], [0.5, 0.5, 0]], np.float32)
+    out = getattr(jnp, name)(x, axis=0, dtype=bool)
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(out, logical.reduce(x != 0, axis=0))
+    np.testing.assert_array_equal(jnp.sum(x, axis=1, dtype=bool, where=x < 1),
+                                  np.any((x != 0) & (x < 1), axis=1))
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin"])
+def test_nanmax_nanmin_with_initial_ignore_all_nan_slices(name):
+    x = np.array([[np.nan, 1.], [np.nan, np.nan]], np.float32)
+    out = getattr(jnp, name)(x, axis=0, initial=0.5)
+    np.testing.assert_array_equal(out, getattr(np, name[3:])(np.nan_to_num(
+        x, nan=-np.inf if name == "nanmax" else np.inf), axis=0, initial=0.5))
+    empty = getattr(jnp, name)(np.zeros((0, 2), np.float32), axis=0, initial=2.)
+    np.testing.assert_array_equal(empty, [2., 2.])
+    assert np.isnan(np.asarray(getattr(jnp, name)(x, axis=0)))[0]
+
+
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+def test_var_std_take_a_mean(name):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5)).astype(np.float32)
+    center = x.mean(axis=1, keepdims=True) + 0.25
+    out = getattr(jnp, name)(x, axis=1, mean=center, ddof=1)
+    expected = ((x - center) ** 2).sum(axis=1) / 4
+    if "std" in name:
+        expected = np.sqrt(expected)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_std_rejects_integer_dtype():
+    with pytest.raises(ValueError, match="must be inexact"):
+        jnp.std(jnp.ones(3), dtype=np.int32)
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std", "argmax", "argmin", "sum"])
+def test_out_of_range_axis_is_value_and_index_error(name):
+    # JAX raises IndexError from mean/var/std/argmax and ValueError from sum; NumPy's
+    # AxisError is both
+    for error in (ValueError, IndexError):
+        with pytest.raises(error, match="out of bounds"):
+            getattr(jnp, name)(jnp.ones((2, 3)), axis=2)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+@pytest.mark.parametrize("shape,axis", [((0, 3), 1), ((3, 0), 0), ((0, 2, 3), (1, 2))])
+def test_median_over_nonempty_axes_of_empty_array(name, shape, axis):
+    x = np.zeros(shape, np.float32)
+    out = getattr(jnp, name)(x, axis=axis)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    assert out.shape == tuple(size for d, size in enumerate(shape) if d not in axes)
+
+
+def test_diff_past_the_length_is_empty():
+    x = np.arange(12.).reshape(3, 4)
+    for n, axis in [(6, 0), (5, -1), (3, 0)]:
+        out = jnp.diff(x, n=n, axis=axis)
+        assert out.shape == np.diff(x, n=n, axis=axis).shape
+    assert jnp.diff(x > 3, n=5).dtype == np.bool_

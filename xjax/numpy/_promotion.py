@@ -401,7 +401,9 @@ def canonicalize_axis(axis, ndim: int) -> int:
     except AttributeError:
         raise TypeError(f"axis must be an integer, got {axis!r}") from None
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        # NumPy's AxisError is both a ValueError (what jnp.sum raises) and an IndexError
+        # (what jnp.mean/var/std/argmax raise, indexing the shape first)
+        raise np.exceptions.AxisError(axis, ndim)
     return axis + ndim if axis < 0 else axis
 
 

@@ -28,7 +28,7 @@ def _reduced_last(a, axis):
     gives the result (without the q dimensions)."""
     shape = _shape(a)
     if axis is None:
-        return jnp.reshape(a, (1, -1)) if shape else jnp.reshape(a, (1, 1)), \
+        return jnp.reshape(a, (1, int(np.prod(shape)))), \
             (1,) * len(shape), ()
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     axes = tuple(sorted({canonicalize_axis(ax, len(shape)) for ax in axes}))
@@ -38,7 +38,8 @@ def _reduced_last(a, axis):
     moved = jnp.transpose(a, kept + list(axes))
     kept_shape = tuple(shape[d] for d in kept)
     keep_shape = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
-    return jnp.reshape(moved, kept_shape + (-1,)), keep_shape, kept_shape
+    reduced_size = int(np.prod([shape[d] for d in axes]))  # -1 is ambiguous for empty arrays
+    return jnp.reshape(moved, kept_shape + (reduced_size,)), keep_shape, kept_shape
 
 
 def _gather_last(sorted_a, index):

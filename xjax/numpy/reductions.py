@@ -72,13 +72,14 @@ def _identity(name, dt):
     return -np.inf if name == "max" else np.inf
 
 
-def _reduce(name, a, axis, dtype, keepdims, initial, where, *, computation_dtype=None):
+def _reduce(name, a, axis, dtype, keepdims, initial, where, *, computation_dtype=None,
+            logical=False):
     a = to_jax(a)
     shape = tuple(aval_of(a).shape)
     axes = canonicalize_axes(axis, len(shape))
     dt = aval_of(a).dtype if computation_dtype is None else computation_dtype
     a = convert_element_type(a, dt, False)
-    if name in ("max", "min") and initial is None:
+    if name in ("max", "min") and initial is None and not logical:  # any/all have identities
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use "
                              "a where mask one has to specify 'initial'")
@@ -117,6 +118,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     _no_out(out, "sum")
     dtype = None if dtype is None else _user_dtype(dtype, "sum")
     in_dtype = aval_of(to_jax(a)).dtype
+    if dtype == dtypes.bool_:  # JAX reduces booleans with logical or
+        return _reduce("max", lax.ne(to_jax(a), const(to_jax(a), 0)), axis, None, keepdims,
+                       initial, where, logical=True)
     computation = dtype if dtype is not None else _upcast_dtype(in_dtype, promote_integers)
     if computation == dtypes.bool_:
         computation = dtypes.default_int_dtype()
@@ -134,6 +138,9 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     _no_out(out, "prod")
     dtype = None if dtype is None else _user_dtype(dtype, "prod")
     in_dtype = aval_of(to_jax(a)).dtype
+    if dtype == dtypes.bool_:  # JAX reduces booleans with logical and
+        return _reduce("min", lax.ne(to_jax(a), const(to_jax(a), 0)), axis, None, keepdims,
+                       initial, where, logical=True)
     computation = dtype if dtype is not None else _upcast_dtype(in_dtype, promote_integers)
     if computation == dtypes.bool_:
         computation = dtypes.default_int_dtype()
@@ -169,7 +176,7 @@ def _bool_reduce(name, a, axis, out, keepdims, where):
     if aval_of(a).dtype != dtypes.bool_:
         a = lax_convert(a, dtypes.bool_, False)
     return _reduce("max" if name == "any" else "min", a, axis, None, keepdims,
-                   name == "all" if where is not None else None, where)
+                   name == "all" if where is not None else None, where, logical=True)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
@@ -230,9 +237,16 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return out if result_dtype == computation else lax_convert(out, result_dtype, False)
 
 
+_mean_fn = mean  # var's ``mean`` argument shadows the function
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
-    """Variance over ``axis``, dividing by ``N - ddof`` (NaN when that is not positive)."""
+        mean=None, correction=None):
+    """Variance over ``axis``, dividing by ``N - ddof`` (NaN when that is not positive).
+
+    ``mean``, if given, is used as the center instead of computing it (it must broadcast
+    against ``a``, e.g. a mean taken with ``keepdims=True``).
+    """
     check_arraylike("var", a)
     _no_out(out, "var")
     if correction is not None:
@@ -251,7 +265,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                                     else np.float32)
     a = convert_element_type(a, computation, False)
     axes = canonicalize_axes(axis, len(aval_of(a).shape))
-    centered = lax.sub(a, mean(a, axis, keepdims=True, where=where))
+    if mean is None:
+        center = _mean_fn(a, axis, keepdims=True, where=where)
+    else:
+        check_arraylike("var", mean)
+        center = convert_element_type(to_jax(mean), computation, False)
+    centered = lax.sub(a, center)
     if dtypes.is_complex(computation):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
@@ -277,11 +296,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
     """Standard deviation over ``axis`` (square root of :func:`var`)."""
     check_arraylike("std", a)
     _no_out(out, "std")
-    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where,
+    if dtype is not None and not dtypes.is_inexact(_user_dtype(dtype, "std")):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}")
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                         correction=correction))
 
 
@@ -424,20 +445,22 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`max` ignoring NaNs (NaN where every element is NaN)."""
     check_arraylike("nanmax", a)
     out_ = max(_nan_to(a, -np.inf), axis, out, keepdims, initial, where)
+    if initial is not None or not dtypes.is_inexact(aval_of(out_).dtype):
+        return out_  # as JAX: with an initial value an all-NaN slice gives the initial value
     all_nan = all(lax.ne(to_jax(a), to_jax(a)), axis, keepdims=keepdims)
     from xjax.numpy.logic import where as where_
-    return where_(all_nan, const(out_, np.nan), out_) if dtypes.is_inexact(
-        aval_of(out_).dtype) else out_
+    return where_(all_nan, const(out_, np.nan), out_)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`min` ignoring NaNs (NaN where every element is NaN)."""
     check_arraylike("nanmin", a)
     out_ = min(_nan_to(a, np.inf), axis, out, keepdims, initial, where)
+    if initial is not None or not dtypes.is_inexact(aval_of(out_).dtype):
+        return out_  # as JAX: with an initial value an all-NaN slice gives the initial value
     all_nan = all(lax.ne(to_jax(a), to_jax(a)), axis, keepdims=keepdims)
     from xjax.numpy.logic import where as where_
-    return where_(all_nan, const(out_, np.nan), out_) if dtypes.is_inexact(
-        aval_of(out_).dtype) else out_
+    return where_(all_nan, const(out_, np.nan), out_)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -453,20 +476,22 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return mean(a, axis, dtype, out, keepdims, where=valid)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
-    """:func:`var` ignoring NaNs."""
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+    """:func:`var` ignoring NaNs (``mean``, if given, is the center used)."""
     check_arraylike("nanvar", a)
     a = to_jax(a)
     valid = lax.eq(a, a) if dtypes.is_inexact(aval_of(a).dtype) else None
     if where is not None:
         from xjax.numpy.logic import logical_and
         valid = where if valid is None else logical_and(valid, where)
-    return var(_nan_to(a, 0), axis, dtype, out, ddof, keepdims, where=valid)
+    return var(_nan_to(a, 0), axis, dtype, out, ddof, keepdims, where=valid, mean=mean)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
     """:func:`std` ignoring NaNs."""
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):

@@ -668,7 +668,8 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     op = not_equal if aval_of(a).dtype == dtypes.bool_ else subtract
     for _ in range(n):
         length = _shape(a)[axis]
-        a = op(_slice_axis(a, axis, 1, length), _slice_axis(a, axis, 0, length - 1))
+        a = op(_slice_axis(a, axis, min(1, length), length),  # n past the length: empty
+               _slice_axis(a, axis, 0, max(length - 1, 0)))
     return a
 
 
