@@ -28,7 +28,8 @@ from xjax.core.array import Array
 from xjax.core.avals import ShapedArray
 from xjax.core.ref_avals import Slice
 from xjax.core.trace import Tracer
-from xjax.numpy._promotion import aval_of, check_arraylike, convert_element_type, to_jax
+from xjax.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
+                                   promote_dtypes, to_jax)
 
 _NON_TUPLE_MESSAGE = (
     "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
@@ -277,6 +278,8 @@ def _apply_ds(arr, entries, mode, fill_value):
         size, stride = _ds_size(entry.value.size), entry.value.stride
         start = _ds_start(entry.value.start)
         entries[d] = _Entry("slice", slice(None))
+        if stride == 1 and size == n:  # JAX ignores the start of a window of the whole axis
+            continue
         if stride == 1 and clamping:
             arr = lax.dynamic_slice_in_dim(arr, start, size, axis=d,
                                            allow_negative_indices=wraps)
@@ -415,7 +418,7 @@ def _check_scalar_on_empty_axis(entries, shape):
     if any(ranks):
         return
     for d, (entry, n) in enumerate(zip(entries, shape, strict=True)):
-        if n == 0 and entry.kind in ("array", "dyn"):
+        if n == 0 and entry.kind in ("array", "dyn", "int"):
             raise IndexError(f"index is out of bounds for axis {d} with size 0")
 
 
@@ -534,6 +537,8 @@ _SCATTERS = {"set": "scatter", "add": "scatter_add", "mul": "scatter_mul",
 
 
 def _scatter_fn(kind):
+    if callable(kind):  # a scatter of the signature of lax.scatter (at[].apply's)
+        return kind
     name = _SCATTERS[kind]
     fn = getattr(lax, name, None)
     if fn is None and kind == "sub":
@@ -551,9 +556,9 @@ def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=F
     """``x`` with ``values`` combined into ``x[idx]`` by ``kind`` ('set', 'add', 'mul', 'min',
     'max', 'sub'); out-of-bounds updates are dropped unless ``mode='clip'``."""
     x = to_jax(x)
-    aval = aval_of(x)
     check_arraylike(f"scatter_{kind}", values)
-    values = convert_element_type(values, aval.dtype, aval.weak_type)
+    values = _update_values(values, aval_of(x).dtype)
+    _warn_unsafe_cast(values, aval_of(x).dtype)
     entries = _parse(_shape(x), idx)
     simple = all(e.kind in ("int", "dyn", "array") or (
         e.kind == "slice" and e.value.indices(n) == (0, n, 1))
@@ -564,9 +569,43 @@ def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=F
     return _scatter_via_positions(x, idx, values, kind, mode)
 
 
+def _update_values(values, dtype):
+    """The update values as an array: as in JAX, a Python int that fits an integer operand
+    takes its dtype; other values keep theirs (see :func:`_promoted`)."""
+    if (type(values) is int and dtypes.is_integer(dtype)
+            and np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
+        return convert_element_type(values, dtype, False)
+    return to_jax(values)
+
+
+def _warn_unsafe_cast(values, dtype):
+    """JAX's FutureWarning for update values its promotion would not cast to ``dtype``."""
+    from xjax.numpy._promotion import dtype_and_weak
+    source = dtype_and_weak(values)
+    if source[0] == dtype or dtypes.lattice_result(source, (dtype, False))[0] == dtype:
+        return
+    import warnings
+    warnings.warn(
+        "scatter inputs have incompatible types: cannot safely cast value from "
+        f"dtype={np.dtype(source[0]).name} to dtype={np.dtype(dtype).name} with "
+        "jax_numpy_dtype_promotion=standard. In future JAX releases this will result in an "
+        "error.", FutureWarning, stacklevel=4)
+
+
+def _promoted(scatter, x, values):
+    """``scatter(x, values)`` computed in the dtype ``x`` and ``values`` promote to, the result
+    cast back to ``x``'s dtype and weak type, as JAX does: float updates into an integer
+    array combine before truncating, a float32 addend into float16 rounds once, and bool
+    operands multiply as integers."""
+    aval = aval_of(x)
+    x, values = promote_dtypes(x, values)
+    return convert_element_type(scatter(x, values), aval.dtype, aval.weak_type)
+
+
 def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_indices):
     """Scatter whose index is integers/arrays on some dims and full slices elsewhere: the
     mirror image of the gather ``x[idx]`` would be."""
+    _check_scalar_on_empty_axis(entries, _shape(x))
     if not any(e.kind == "array" for e in entries):
         # Integer scalars address one window: trivially sorted and unique (as JAX marks it).
         indices_are_sorted = unique_indices = True
@@ -575,15 +614,17 @@ def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_i
     indices, adv_dims, batch, batch_start = _advanced_indices(x, entries)
     window = [n for d, n in enumerate(shape) if d not in adv_dims]
     out_shape = tuple(window[:batch_start]) + batch + tuple(window[batch_start:])
+    if 0 in out_shape:  # nothing to update: x as it is (as JAX, whatever the dtypes)
+        return x
     from xjax.numpy.shape_ops import broadcast_to
-    updates = broadcast_to(values, out_shape)
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=_window_dims(len(out_shape), batch, batch_start),
         inserted_window_dims=tuple(sorted(adv_dims)),
         scatter_dims_to_operand_dims=tuple(adv_dims), operand_batching_dims=(),
         scatter_indices_batching_dims=())
-    return _scatter_fn(kind)(x, indices, updates, dnums, indices_are_sorted=indices_are_sorted,
-                             unique_indices=unique_indices, mode=_scatter_mode(mode))
+    return _promoted(lambda x, v: _scatter_fn(kind)(
+        x, indices, broadcast_to(v, out_shape), dnums, indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices, mode=_scatter_mode(mode)), x, values)
 
 
 def _scatter_via_positions(x, idx, values, kind, mode):
@@ -593,16 +634,25 @@ def _scatter_via_positions(x, idx, values, kind, mode):
     total = math.prod(shape)
     positions = lax.reshape(lax.iota(np.dtype(np.int32), total), shape) if shape else \
         Array._from_numpy(np.zeros((), np.int32), ShapedArray((), np.int32, False))
+    if total == 0:  # nothing to update (JAX's scatter drops all); the index is still checked
+        spread, entries = _insert_new_axes(positions, _parse(shape, idx))
+        _check_scalar_on_empty_axis(entries, _shape(spread))
+        return x
     if mode == "clip":
         found = rewriting_take(positions, idx, mode="clip")
     else:
         found = rewriting_take(positions, idx, mode="fill", fill_value=total)
-    from xjax.numpy.shape_ops import broadcast_to
-    updates = broadcast_to(values, _shape(found))
     size = math.prod(_shape(found))
-    flat = lax.reshape(x, (total,))
-    out = scatter_flat(flat, lax.reshape(found, (size,)), lax.reshape(updates, (size,)), kind)
-    return lax.reshape(out, shape)
+    if size == 0:  # nothing to update: x as it is (as JAX, whatever the dtypes)
+        return x
+    from xjax.numpy.shape_ops import broadcast_to
+    flat_positions = lax.reshape(found, (size,))
+
+    def scatter(x, values):
+        updates = lax.reshape(broadcast_to(values, _shape(found)), (size,))
+        out = scatter_flat(lax.reshape(x, (total,)), flat_positions, updates, kind)
+        return lax.reshape(out, shape)
+    return _promoted(scatter, x, values)
 
 
 def scatter_flat(operand, positions, updates, kind: str):
@@ -705,10 +755,27 @@ class _IndexUpdateRef:
         return self._update("max", values, mode, indices_are_sorted, unique_indices)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """``x[idx] = func(x[idx])`` (a repeated index applies ``func`` once)."""
-        current = rewriting_take(self.array, self.index,
-                                 mode="clip" if mode == "clip" else "fill")
-        return self._update("set", func(current), mode, indices_are_sorted, unique_indices)
+        """``x[idx] = func(x[idx])`` elementwise; as in JAX, an element that index arrays
+        select ``n`` times has ``func`` applied ``n`` times."""
+        if not _may_repeat(_shape(self.array), self.index):
+            # each element at most once: a differentiable gather and set
+            current = rewriting_take(self.array, self.index,
+                                     mode="clip" if mode == "clip" else "fill")
+            return self._update("set", func(current), mode, indices_are_sorted,
+                                unique_indices)
+
+        def scatter_apply(x, indices, updates, dnums, **kwargs):
+            return lax.scatter_apply(x, indices, func, dnums, update_shape=_shape(updates),
+                                     **kwargs)
+        zero = lax.full_like(self.array, 0, shape=())
+        return scatter_update(self.array, self.index, zero, scatter_apply, mode=mode,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices)
+
+
+def _may_repeat(shape, idx) -> bool:
+    """Whether ``idx`` may select an element more than once (index arrays, clamped ``ds``)."""
+    return any(e.kind in ("array", "ds") for e in _parse(shape, idx))
 
 
 __all__ = ["take", "take_along_axis"]
