@@ -411,6 +411,19 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
                                        allow_negative_indices=allow_negative_indices)
 
 
+def _floor_mod(index, size: int):
+    """``index`` modulo ``size`` with the sign of ``size`` (Python's ``%``)."""
+    from xjax import lax as lax_module  # arithmetic primitives: another family
+    n = Array._from_numpy(np.asarray(builtins.max(size, 1), index.dtype),
+                          ShapedArray((), index.dtype, False))
+    r = lax_module.rem(index, lax_module.broadcast(n, index.shape))
+    if dtypes.is_unsigned(index.dtype):
+        return r
+    zero = lax_module.full(index.shape, 0, index.dtype)
+    return lax_module.select_n(lax_module.lt(r, zero), r, lax_module.add(r, lax_module.broadcast(
+        n, index.shape)))
+
+
 def index_take(src, idxs, axes):
     """Gather ``src[idxs[0], idxs[1], ...]`` along ``axes`` (one index array per axis).
 
@@ -422,9 +435,10 @@ def index_take(src, idxs, axes):
     (2, 4)
     """
     axes = index_tuple(axes)
-    idxs = [as_operand(i) for i in idxs]
-    indices = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
     shape = np.shape(src)
+    # as JAX, indices wrap around (floor modulo the axis size): -1 is the last element
+    idxs = [_floor_mod(as_operand(i), shape[a]) for i, a in zip(idxs, axes, strict=True)]
+    indices = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
     slice_sizes = list(shape)
     for a in axes:
         slice_sizes[a] = 1

@@ -64,6 +64,8 @@ def bool_array(values) -> str:
 def dense_elements(value: np.ndarray, type_str: str) -> str:
     """A ``dense<"0x...">`` attribute holding ``value``'s bytes exactly (little-endian)."""
     value = np.ascontiguousarray(value)
+    if value.size == 0:  # (a nested bool literal of an empty array has the wrong shape)
+        return f"dense<> : {type_str}"
     if value.dtype == np.bool_:
         # i1 has no byte-per-element hex form: write the elements out.
         if value.size and (value == value.flat[0]).all():

@@ -488,15 +488,22 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     index_dtype = aval_of(indices).dtype
     if not (dtypes.is_integer(index_dtype) or index_dtype == dtypes.bool_):
         raise ValueError("indices must have an integer type")  # JAX's class and text
-    if index_dtype == dtypes.bool_:  # take reads booleans as the integers 0 and 1, as JAX
+    if index_dtype == dtypes.bool_:
+        if mode == "clip":  # JAX's gather sees the booleans themselves
+            raise ValueError("indices must have an integer type")
+        # otherwise JAX's arithmetic on them reads them as the integers 0 and 1
         indices = convert_element_type(indices, np.dtype(np.int32))
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if mode not in (None, "fill", "clip", "wrap"):
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
     if mode == "wrap":
         from xjax.numpy.ufuncs import remainder
         indices, mode = remainder(indices, _shape(a)[axis]), "promise_in_bounds"
     elif mode is None:
         mode = "fill"
+    if _shape(a)[axis] == 0 and math.prod(_shape(indices)):
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     index = (slice(None),) * axis + (indices,)
     return rewriting_take(a, index, mode=mode, fill_value=fill_value,
                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
@@ -507,7 +514,13 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     positionally (as ``numpy.take_along_axis``)."""
     check_arraylike("take_along_axis", arr, indices)
     arr, indices = to_jax(arr), to_jax(indices)
+    index_dtype = aval_of(indices).dtype
+    if not dtypes.is_integer(index_dtype):
+        raise TypeError(f"take_along_axis indices must be of integer type, got {index_dtype}")
     if axis is None:
+        if len(_shape(indices)) != 1:
+            raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{_shape(indices)}")
         from xjax.numpy.shape_ops import ravel
         arr, axis = ravel(arr), 0
     rank = len(_shape(arr))
@@ -516,6 +529,12 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                          f"{len(_shape(indices))} vs. {rank}")
     from xjax.numpy._promotion import canonicalize_axis
     axis = canonicalize_axis(axis, rank)
+    if _shape(arr)[axis] == 0:  # every position is out of bounds: zeros, as JAX
+        from xjax.numpy.shape_ops import broadcast_shapes
+        shape = list(_shape(arr))
+        shape[axis] = 1
+        return lax.full(broadcast_shapes(_shape(indices), tuple(shape)), 0,
+                        aval_of(arr).dtype)
     index = []
     for d in range(rank):
         if d == axis:

@@ -225,9 +225,10 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
         raise ValueError("indices and arr must have the same number of dimensions; "
                          f"{len(_shape(idx))} vs. {len(_shape(a))}")
     idx = convert_element_type(idx, _INT)
-    idx = jnp.where(idx < 0, idx + _shape(a)[axis], idx)
+    # negative indices count from the end once, in .at[] (JAX's rule; wrapping here too
+    # read -4 on 3 elements as 2)
     index, selected = _along_axis_index(_shape(a), idx, axis)
-    values = jnp.broadcast_to(convert_element_type(to_jax(values), _dtype(a)), selected)
+    values = jnp.broadcast_to(to_jax(values), selected)  # .at[] casts (and warns) as JAX
     out = a.at[index].set(values, mode=mode)
     return jnp.reshape(out, original_shape)
 
