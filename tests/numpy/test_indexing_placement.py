@@ -97,3 +97,31 @@ def test_matches_jax_on_these_indices():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     with pytest.raises(ValueError):
         jax.numpy.asarray(X)[A, False]
+
+
+def test_mask_axes_of_length_zero_select_nothing():
+    # JAX accepts a mask axis of length 0 against any axis length (NumPy raises)
+    x = jnp.asarray(X)
+    assert x[np.zeros((0,), bool)].shape == (0, 3, 4)
+    assert x[:, np.zeros((3, 0), bool)].shape == (2, 0)
+    with pytest.raises(IndexError, match="did not match"):
+        x[np.zeros((3,), bool)]
+
+
+def test_error_classes_of_bad_indices():
+    x = jnp.asarray(X)
+    with pytest.raises(TypeError, match="string indexing"):
+        x["a"]
+    with pytest.raises(ValueError, match="must be a scalar"):
+        x.at[np.array([5])].get(mode="fill", fill_value=np.array([1.0, 2.0]))
+
+
+def test_mask_and_errors_match_jax():
+    jax = pytest.importorskip("jax")
+    for mask in (np.zeros((0,), bool), np.zeros((2, 0), bool)):
+        assert jnp.asarray(X)[mask].shape == jax.numpy.asarray(X)[mask].shape
+    for bad, cls in (("a", TypeError),):
+        with pytest.raises(cls):
+            jax.numpy.asarray(X)[bad]
+    with pytest.raises(ValueError):
+        jax.numpy.asarray(X).at[np.array([5])].get(mode="fill", fill_value=np.ones(2))

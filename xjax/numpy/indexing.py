@@ -142,6 +142,8 @@ def _parse_item(item, position: int) -> _Entry:
         raise _index_dtype_error(np.asarray(item).dtype)
     if type(item) is Slice:
         return _Entry("ds", item)
+    if isinstance(item, str):
+        raise TypeError(f"JAX does not support string indexing; got idx={item!r}")
     raise IndexError(f"Indexing mode not yet supported. Got unsupported indexer at position "
                      f"{position}: {item!r}")
 
@@ -197,7 +199,9 @@ def _expand_bools(shape, entries) -> list:
             out.append(_Entry("newaxis", np.arange(int(bool(mask)), dtype=np.int32)))
             continue
         expected = shape[dim:dim + mask.ndim]
-        if mask.shape != expected:
+        # a mask axis of length 0 selects nothing along any axis (as JAX)
+        if len(mask.shape) != len(expected) or any(
+                m not in (0, n) for m, n in zip(mask.shape, expected)):
             raise IndexError("boolean index did not match shape of indexed array in index "
                              f"{pos}: got {mask.shape}, expected {list(expected)}")
         for i, positions in enumerate(np.nonzero(mask)):
@@ -437,6 +441,8 @@ def _gather(arr, entries, mode, fill_value, indices_are_sorted, unique_indices):
         operand_batching_dims=(), start_indices_batching_dims=())
     slice_sizes = tuple(1 if d in adv_dims else n for d, n in enumerate(shape))
     gather_mode = _mode(mode) or lax.GatherScatterMode.PROMISE_IN_BOUNDS
+    if fill_value is not None and np.ndim(fill_value) != 0:
+        raise ValueError("fill_value argument to indexed get() must be a scalar")
     if fill_value is not None:
         fill_value = np.asarray(fill_value).astype(aval_of(arr).dtype)[()]
     return lax.gather(arr, indices, dnums, slice_sizes, unique_indices=unique_indices,
