@@ -274,3 +274,48 @@ def test_sort_and_quantile_under_jit_grad_vmap():
     np.testing.assert_array_equal(xjax.vmap(jnp.sort)(x), np.sort(x, axis=1))
     np.testing.assert_array_equal(xjax.vmap(jnp.argsort, in_axes=1)(x),
                                   np.argsort(x, axis=0).T)
+
+
+# --- regressions found by differential fuzzing against JAX ---------------------------------
+
+def test_unique_along_axis_collapses_nan_rows():
+    x = np.array([[np.nan, 1.], [0., 2.], [np.nan, 1.]], np.float32)
+    values, inverse, counts = jnp.unique(x, axis=0, return_inverse=True, return_counts=True)
+    assert values.shape == (2, 2)
+    np.testing.assert_array_equal(np.asarray(inverse).ravel(), [1, 0, 1])
+    np.testing.assert_array_equal(counts, [1, 2])
+    assert jnp.unique(x, axis=0, equal_nan=False).shape == (3, 2)
+
+
+def test_set_operations_collapse_nans_as_unique_does():
+    a = np.array([np.nan, 1., np.nan, 2.], np.float32)
+    b = np.array([2., 3.], np.float32)
+    # NumPy's set operations call unique (equal_nan=True), so one NaN survives
+    np.testing.assert_array_equal(jnp.setdiff1d(a, b), np.setdiff1d(a, b))
+    np.testing.assert_array_equal(jnp.setxor1d(a, b), np.setxor1d(a, b))
+
+
+def test_set_operations_of_empty_arrays_with_size_pad():
+    empty = np.zeros((0,), np.float32)
+    other = np.array([1., 3.], np.float32)
+    np.testing.assert_array_equal(jnp.setdiff1d(empty, other, size=3), np.zeros(3))
+    np.testing.assert_array_equal(jnp.intersect1d(empty, other, size=2, fill_value=7), [7, 7])
+    np.testing.assert_array_equal(jnp.setxor1d(empty, empty, size=2), np.zeros(2))
+    with pytest.raises(ValueError, match="fill_value must be specified"):
+        jnp.unique(empty, size=2)
+    np.testing.assert_array_equal(jnp.unique(empty, size=2, fill_value=5), [5, 5])
+
+
+def test_intersect1d_indices_pad_with_array_sizes():
+    a = np.array([3, 1, 2], np.int32)
+    b = np.array([2, 5, 3, 9], np.int32)
+    values, i1, i2 = jnp.intersect1d(a, b, return_indices=True, size=4)
+    np.testing.assert_array_equal(values[:2], [2, 3])
+    np.testing.assert_array_equal(i1, [2, 0, 3, 3])
+    np.testing.assert_array_equal(i2, [0, 2, 4, 4])
+
+
+def test_bincount_of_booleans():
+    x = np.array([True, False, True])
+    np.testing.assert_array_equal(jnp.bincount(x), np.bincount(x))
+    np.testing.assert_array_equal(jnp.bincount(x, length=4), [1, 2, 0, 0])

@@ -58,6 +58,9 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
     check_arraylike("bincount", x)
     x = to_jax(x)
     dtype = aval_of(x).dtype
+    if dtype == dtypes.bool_:  # JAX counts booleans as 0 and 1
+        x = convert_element_type(x, np.dtype(np.int32))
+        dtype = aval_of(x).dtype
     if not dtypes.is_integer(dtype):
         raise TypeError(f"x argument to bincount must have an integer type; got {dtype.name}")
     if len(_shape(x)) != 1:

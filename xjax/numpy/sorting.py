@@ -285,6 +285,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     """
     check_arraylike("unique", ar)
     arr = to_jax(ar)
+    if dtypes.is_complex(_dtype(arr)):  # as JAX: a NaN part makes the whole value NaN
+        arr = jnp.where(jnp.isnan(arr), jnp.asarray(np.nan, _dtype(arr)), arr)
     if axis is None:
         flat = jnp.ravel(arr)
         perm = argsort(flat)
@@ -299,8 +301,16 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         perm = lax.sort((*columns, iota), dimension=0, num_keys=max(len(columns), 1))[-1] \
             if columns else iota
         aux = rows[perm]
-    mask = _group_starts(aux, equal_nan if axis is None else False)
+    mask = _group_starts(aux, equal_nan)
     n_out = _count(mask, size, "unique")
+    if _shape(aux)[0] == 0 and n_out:
+        if fill_value is None:
+            raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                             "fill_value must be specified")
+        if return_index or return_inverse or return_counts or axis is not None:
+            raise NotImplementedError("jnp.unique of an empty array with a nonzero size "
+                                      "returns only the values")
+        return jnp.full((n_out,), convert_element_type(to_jax(fill_value), _dtype(aux)))
     outs = _unique_sorted(aux, perm, mask, n_out, fill_value, return_index, return_counts)
     if axis is not None:
         outs[0] = jnp.moveaxis(jnp.reshape(outs[0], (n_out, *_shape(moved)[1:])), 0, axis)
@@ -349,7 +359,7 @@ def _sorted_unique(x, assume_unique):
     aux = flat[perm]
     if assume_unique:
         return aux, perm, jnp.ones(_shape(aux), bool)
-    return aux, perm, _group_starts(aux, equal_nan=False)
+    return aux, perm, _group_starts(aux, equal_nan=True)  # JAX's unique collapses NaNs
 
 
 def _member(values, sorted_other):
@@ -367,12 +377,20 @@ def _select(values, keep, size, fill_value, default_fill, name):
     if n_out == 0:
         return values[:0]
     n = _shape(values)[0]
+    if n == 0:  # nothing to select: all padding
+        fill = 0 if fill_value is None else to_jax(fill_value)
+        return jnp.full((n_out,), convert_element_type(fill, _dtype(values)))
     positions = jnp.nonzero(keep, size=n_out, fill_value=max(n - 1, 0))[0]
     out = values[positions]
     if size is None:
         return out
-    if fill_value is None:
-        fill = out[0] if default_fill == "first" else jnp.zeros((), _dtype(values))
+    if fill_value is None and default_fill == "first":
+        # JAX pads with the least result (NaN if one is NaN), or 0 when there is none
+        valid = jnp.arange(n_out) < jnp.sum(keep)
+        least = jnp.min(jnp.where(valid, out, out[0]))
+        fill = jnp.where(jnp.any(valid), least, jnp.zeros((), _dtype(values)))
+    elif fill_value is None:
+        fill = jnp.zeros((), _dtype(values))
     else:
         fill = convert_element_type(to_jax(fill_value), _dtype(values))
     return jnp.where(jnp.arange(n_out) < jnp.sum(keep), out, fill)
@@ -404,9 +422,10 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     values = _select(aux1, keep, size, fill_value, "first", "intersect1d")
     if not return_indices:
         return values
-    index1 = _select(perm1, keep, size, None, "first", "intersect1d")
-    index2 = _select(perm2[position] if _shape(aux2)[0] else position, keep, size, None,
-                     "first", "intersect1d")
+    # indices pad with each array's size, as JAX's do
+    index1 = _select(perm1, keep, size, _shape(a)[0], "first", "intersect1d")
+    index2 = _select(perm2[position] if _shape(aux2)[0] else position, keep, size,
+                     _shape(b)[0], "first", "intersect1d")
     return values, index1, index2
 
 
@@ -444,7 +463,7 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     values = lax.concatenate([aux1, aux2], 0)
     keep = lax.concatenate([keep1, keep2], 0)
     if _shape(values)[0] == 0:
-        return values
+        return _select(values, keep, size, fill_value, "first", "setxor1d")
     # the kept values first, in sorted order
     dropped, values = lax.sort((jnp.logical_not(keep), values), num_keys=2)
     return _select(values, jnp.logical_not(dropped), size, fill_value, "first", "setxor1d")
