@@ -87,3 +87,15 @@ def test_histogram_weights_grad():
     w = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
     g = xjax.grad(lambda w: jnp.histogram(a, 3, weights=w)[0][1])(w)
     np.testing.assert_array_equal(g, [0, 1, 1, 0])
+
+
+def test_histogram_bins_in_the_dtype_of_data_and_weights():
+    # float16 data with float32 weights: the edges are float32, as NumPy computes them
+    rng = np.random.default_rng(0)
+    a = (rng.integers(-3, 3, 20) / 2).astype(np.float16)
+    w = rng.uniform(size=20).astype(np.float32)
+    counts, edges = jnp.histogram(a, bins=5, weights=w)
+    expected_counts, expected_edges = np.histogram(a.astype(np.float32), bins=5, weights=w)
+    assert edges.dtype == np.float32
+    np.testing.assert_allclose(edges, expected_edges, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(counts, expected_counts, rtol=1e-5)

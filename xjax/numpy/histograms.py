@@ -132,6 +132,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
         weights = to_jax(weights)
         if _shape(weights) != _shape(arr):
             raise ValueError("weights should have the same shape as a.")
+        arr, weights = promote_dtypes_inexact(arr, weights)  # JAX bins in the common dtype
     arr, weights = jnp.ravel(arr), jnp.ravel(weights)
     edges = histogram_bin_edges(arr, bins, range, weights)
     n_edges = _shape(edges)[0]
