@@ -92,6 +92,8 @@ def random_array(rng, shape, dtype, low=None, high=None):
 # Primitives that need no record, with the reason.
 NO_RECORD = {
     "jit": "a call primitive: tested through jit itself (tests/interpreters)",
+    "check": "checkify's effectful assertion, functionalized by checkify before it runs: "
+             "tested in tests/test_checkify.py",
     **{name: "a collective: only meaningful under vmap; tested in tests/interpreters/test_vmap.py"
        for name in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
     **{name: "holds a user function and rule: tested in "
