@@ -23,28 +23,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from xjax import lax
-from xjax.core import dtypes
 from xjax.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
                                    promote_dtypes_inexact)
+from xjax.scipy._signal_spectral import _is_complex, _jnp, _shape  # shared helpers
 from xjax.scipy._signal_spectral import csd, istft, stft, welch  # noqa: F401
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend",
            "fftconvolve", "istft", "stft", "welch"]
 
 _MODES = ("full", "same", "valid")
-
-
-def _jnp():
-    import xjax.numpy as jnp
-    return jnp
-
-
-def _shape(x) -> tuple:
-    return tuple(aval_of(x).shape)
-
-
-def _is_complex(x) -> bool:
-    return dtypes.issubdtype(aval_of(x).dtype, np.complexfloating)
 
 
 def _crop(x, axes, starts, sizes):
