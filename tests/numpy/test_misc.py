@@ -332,3 +332,21 @@ def test_buffers_files_printing(tmp_path):
     assert jnp.array_repr(jnp.ones(2)) == "Array([1., 1.], dtype=float32)"
     assert jnp.array_str(jnp.ones(2)) == "[1. 1.]"
     assert jnp.ComplexWarning is np.exceptions.ComplexWarning
+
+
+def test_compress_size_beyond_the_axis_raises_as_jax():
+    cond = np.array([True, False, True])
+    with pytest.raises(ValueError, match="size must be positive and not greater"):
+        jnp.compress(cond, jnp.arange(3), size=4)
+    with pytest.raises(ValueError, match="got size=-1"):
+        jnp.compress(cond, jnp.arange(3), size=-1)
+    np.testing.assert_array_equal(jnp.compress(cond, jnp.arange(3), size=3), [0, 2, 0])
+
+
+def test_isin_methods_agree_and_unknown_methods_raise():
+    element, tests = np.array([[1, 2, 3], [4, 5, 6]]), np.array([2, 5, 9])
+    expected = np.isin(element, tests)
+    for method in ("auto", "compare_all", "binary_search", "sort"):
+        np.testing.assert_array_equal(jnp.isin(element, tests, method=method), expected)
+    with pytest.raises(ValueError, match="method='bogus' is not implemented"):
+        jnp.isin(element, tests, method="bogus")

@@ -170,8 +170,19 @@ def diag_indices_from(arr):
     return diag_indices(shape[0], len(shape))
 
 
-def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
-    """Whether each element of ``element`` is in ``test_elements``."""
+_ISIN_METHODS = ("compare_all", "binary_search", "sort", "auto")
+
+
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *,
+         method="auto"):
+    """Whether each element of ``element`` is in ``test_elements``.
+
+    ``method`` names JAX's algorithms ('compare_all', 'binary_search', 'sort', 'auto'); they
+    give the same booleans, and xjax compares every pair whichever is named.
+    """
+    if method not in _ISIN_METHODS:
+        raise ValueError(f"method={method!r} is not implemented; options are 'compare_all', "
+                         "'binary_search', 'sort', and 'auto'")
     check_arraylike("isin", element, test_elements)
     from xjax.numpy.logic import equal
     from xjax.numpy.reductions import any as any_

@@ -282,6 +282,9 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         arr, axis = jnp.ravel(arr), 0
     axis = canonicalize_axis(axis, len(_shape(arr)))
     n = _shape(arr)[axis]
+    if size is not None and not 0 <= size <= n:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got size={size} for a.shape[axis]={n}")
     extra = _shape(cond)[0] - n
     if extra > 0:
         tail = concrete_value(cond[n:], "condition of jnp.compress") if size is None else None
