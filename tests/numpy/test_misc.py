@@ -350,3 +350,10 @@ def test_isin_methods_agree_and_unknown_methods_raise():
         np.testing.assert_array_equal(jnp.isin(element, tests, method=method), expected)
     with pytest.raises(ValueError, match="method='bogus' is not implemented"):
         jnp.isin(element, tests, method="bogus")
+
+
+def test_put_casts_like_at_set_with_jax_future_warning():
+    with pytest.warns(FutureWarning, match="cannot safely cast"):
+        out = jnp.put(jnp.zeros(4, dtype=jnp.int32), np.array([1, 2]), np.array([1.7, 2.2]),
+                      inplace=False)
+    np.testing.assert_array_equal(out, [0, 1, 2, 0])

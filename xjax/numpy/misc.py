@@ -164,7 +164,7 @@ def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
     check_arraylike("put", a, ind, v)
     arr = to_jax(a)
     indices = jnp.ravel(to_jax(ind))
-    values = jnp.ravel(convert_element_type(to_jax(v), _dtype(arr)))
+    values = jnp.ravel(to_jax(v))  # .at[].set casts to a's dtype (with JAX's FutureWarning)
     if _shape(indices)[0] == 0 or _shape(values)[0] == 0 or not np.prod(_shape(arr)):
         return arr
     values = resize(values, _shape(indices))
