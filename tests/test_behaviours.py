@@ -237,3 +237,9 @@ def test_python_bools_are_never_weakly_typed():
     assert not xjax.jit(lambda b: b)(True).weak_type
     assert not xjax.make_jaxpr(lambda b: b)(True).in_avals[0].weak_type
     assert xjax.lax.reshape(1, (1,)).weak_type  # ints still are
+
+
+def test_device_put_of_a_python_bool_is_not_weak():
+    assert not xjax.device_put(True).weak_type
+    assert xjax.device_put(1).weak_type and xjax.device_put(1.5).weak_type
+    assert xjax.device_put(2.0).shape == ()

@@ -12,7 +12,7 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.array import Array
-from xjax.core.avals import ShapedArray
+from xjax.core.avals import ShapedArray, python_scalar_aval
 from xjax.core.config import config
 from xjax.core.jaxpr import ClosedJaxpr
 from xjax.core.pytree import tree_flatten, tree_unflatten
@@ -35,8 +35,7 @@ def shaped_abstractify(x) -> ShapedArray:
     if type(aval) is ShapedArray:
         return aval
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x)),
-                           type(x) is not bool)  # Python bools are not weak, as in JAX
+        return python_scalar_aval(x)
     if type(aval) is AbstractRef:  # a mutable array reference (threaded by trace_with_refs)
         return aval
     if hasattr(x, "shape") and hasattr(x, "dtype"):
@@ -487,10 +486,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     Under a transformation (any leaf traced) it binds ``device_put`` once for all leaves,
     as JAX does: an identity on xjax's one device, visible in jaxprs.
     """
-    from xjax.core.pytree import tree_flatten, tree_map, tree_unflatten
     from xjax import runtime
-
-    from xjax.core.pytree import prefix_leaves
+    from xjax.core.pytree import prefix_leaves, tree_map
     from xjax.core.sharding_types import Sharding
     for target in tree_flatten(device, is_leaf=lambda t: t is None)[0]:
         if target is not None and not isinstance(target, (runtime.Device, Sharding)):
@@ -523,7 +520,6 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             leaf.shape if hasattr(leaf, "shape") else np.shape(leaf), sharding), src, donate,
             may_alias), x)
     if device is not None and not isinstance(device, runtime.Device):  # a pytree of targets
-        from xjax.core.pytree import tree_flatten, tree_unflatten
         targets, target_tree = tree_flatten(device, is_leaf=lambda t: t is None)
         subtrees = target_tree.flatten_up_to(x)
         return tree_unflatten(target_tree, [
@@ -536,22 +532,18 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
     """``device_put`` of one leaf on ``device`` (a Device or None)."""
     from xjax import runtime
 
-    def put(leaf):
-        if config.xjax_transfer_guards:
-            flag_checks.guard_device_put(leaf, device)
-        if type(leaf) is Array:
-            return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
-        if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
-            return leaf
-        value = np.asarray(leaf)
-        dtype = dtypes.canonicalize_dtype(value.dtype)
-        weak = isinstance(leaf, (int, float, complex)) and not isinstance(leaf, np.generic)
-        if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
-            dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(leaf))
-        return _put_array(value.astype(dtype, copy=False), ShapedArray(value.shape, dtype, weak),
-                          device or runtime.devices()[0])
-
-    return put(leaf)
+    if config.xjax_transfer_guards:
+        flag_checks.guard_device_put(leaf, device)
+    if type(leaf) is Array:
+        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
+    if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
+        return leaf
+    value = np.asarray(leaf)
+    if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
+        aval = python_scalar_aval(leaf)
+    else:
+        aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
+    return _put_array(value.astype(aval.dtype, copy=False), aval, device or runtime.devices()[0])
 
 
 def _put_array(value, aval, device):

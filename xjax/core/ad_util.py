@@ -4,7 +4,7 @@ primals, tangent avals."""
 from __future__ import annotations
 
 from xjax.core import dtypes
-from xjax.core.avals import ShapedArray
+from xjax.core.avals import ShapedArray, python_scalar_aval
 
 
 class Zero:
@@ -47,8 +47,7 @@ def get_aval(x) -> ShapedArray:
         return aval
     import numpy as np
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        return ShapedArray((), dtype, type(x) is not bool)  # bools are never weak
+        return python_scalar_aval(x)
     value = np.asarray(x)
     return ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
 

@@ -61,3 +61,10 @@ class ShapedArray:
 def aval_of_value(value, weak_type: bool = False) -> ShapedArray:
     """The aval of a concrete NumPy value."""
     return ShapedArray(np.shape(value), value.dtype, weak_type)
+
+
+def python_scalar_aval(x) -> ShapedArray:
+    """The aval of a Python scalar (bool, int, float, complex): its default dtype, weakly
+    typed except for bools (bool is the bottom of the promotion lattice), as in JAX."""
+    dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
+    return ShapedArray((), dtype, type(x) is not bool)

@@ -11,7 +11,7 @@ import numpy as np
 
 from xjax.core import dtypes, errors
 from xjax.core.array import Array
-from xjax.core.avals import ShapedArray
+from xjax.core.avals import ShapedArray, python_scalar_aval
 from xjax.core.config import config
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax.core.primitive import Absent
@@ -30,8 +30,8 @@ def concrete_operand(x):
             "a closure, an attribute), and the value was used after the transformation "
             "ended. Return the value from the transformed function instead.")
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        return np.asarray(x, dtype), ShapedArray((), dtype, type(x) is not bool)
+        aval = python_scalar_aval(x)
+        return np.asarray(x, aval.dtype), aval
     npy = np.asarray(x)
     dtype = dtypes.canonicalize_dtype(npy.dtype)
     if npy.dtype != dtype:

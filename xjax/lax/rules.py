@@ -10,7 +10,7 @@ import numpy as np
 
 from xjax.core import dtypes
 from xjax.core.array import Array
-from xjax.core.avals import ShapedArray
+from xjax.core.avals import ShapedArray, python_scalar_aval
 from xjax.core.primitive import (BATCH_TODO, JVP_TODO, NONLINEAR, TRANSPOSE_TODO,  # noqa: F401
                                  Absent, Primitive)
 from xjax.core.trace import Tracer
@@ -26,9 +26,8 @@ def to_operand(x):
     if t is Array or isinstance(x, Tracer):
         return x
     if t in _PY_SCALARS:
-        dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_dtype(x))
-        # Python bools are not weakly typed (bool is the bottom of the lattice), as in JAX
-        return Array._from_numpy(np.asarray(x, dtype), ShapedArray((), dtype, t is not bool))
+        aval = python_scalar_aval(x)
+        return Array._from_numpy(np.asarray(x, aval.dtype), aval)
     if isinstance(x, (list, tuple)):
         raise TypeError(f"lax operations do not accept Python lists or tuples, got {x!r}; "
                         "convert with jnp.asarray first")
