@@ -277,3 +277,11 @@ def test_transformations_of_ref_arguments_and_ds_indexing_match_jax():
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
     assert our_errors == their_errors == ["ValueError", "Exception"]
+
+
+def test_duplicate_ref_error_names_keyword_arguments_in_flattening_order():
+    # keyword arguments flatten in sorted order; the names must follow it, not call order
+    r = xjax.new_ref(jnp.zeros(2))
+    for transform in (xjax.jit, xjax.vmap):
+        with pytest.raises(ValueError, match="appeared at both b and c"):
+            transform(lambda *, b, a, c: None)(b=r, a=jnp.ones(2), c=r)

@@ -166,14 +166,8 @@ class JitFunction:
 
     def _arg_names(self, args, kwargs, dyn_args, dyn_kwargs):
         params = list(self._signature.parameters) if self._signature else []
-        names = []
         positions = [i for i in range(len(args)) if i not in self._static_argnums]
-        for i, a in zip(positions, dyn_args, strict=True):
-            base = params[i] if i < len(params) else f"args[{i}]"
-            names.extend(_leaf_names(base, a))
-        for k, v in dyn_kwargs.items():
-            names.extend(_leaf_names(k, v))
-        return names
+        return flat_arg_names(params, zip(positions, dyn_args, strict=True), dyn_kwargs)
 
     def _entry(self, args, kwargs):
         """Find or make the trace entry for these arguments; also return the flat args."""
@@ -459,6 +453,19 @@ def _check_static_donate_disjoint(static_nums, static_names, donate_nums, donate
 def _merge_args(n_args, static_map, dyn_args):
     dyn = iter(dyn_args)
     return [static_map[i] if i in static_map else next(dyn) for i in range(n_args)]
+
+
+def flat_arg_names(params, positional, kwargs) -> list:
+    """One name per flat argument leaf, in flattening order (for errors and debug info):
+    the parameter's name (``params[i]``, or ``args[i]`` past the signature) for the leaves
+    of the ``(i, value)`` pairs of ``positional``, ``name[j]`` within containers, then the
+    keyword arguments' names in sorted order, as dicts flatten."""
+    names = []
+    for i, value in positional:
+        names.extend(_leaf_names(params[i] if i < len(params) else f"args[{i}]", value))
+    for key in sorted(kwargs):
+        names.extend(_leaf_names(key, kwargs[key]))
+    return names
 
 
 def _leaf_names(base, value):

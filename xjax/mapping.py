@@ -184,16 +184,13 @@ def _ref_outputs(outs, ref_outs, arg_refs):
 def _flat_arg_names(fun, args, kwargs):
     """One name per flat argument (parameter names, indexed for containers), for errors."""
     import inspect
+
+    from xjax.api import flat_arg_names
     try:
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         params = []
-    names = []
-    for base, value in [(params[i] if i < len(params) else f"args[{i}]", a)
-                        for i, a in enumerate(args)] + list(kwargs.items()):
-        n = len(tree_flatten(value)[0])
-        names.extend([base] if n == 1 else [f"{base}[{j}]" for j in range(n)])
-    return names
+    return flat_arg_names(params, enumerate(args), kwargs)
 
 
 def _mapped_arg_descriptions(fun, args, kwargs):
