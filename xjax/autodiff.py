@@ -21,23 +21,14 @@ from xjax.core.trace import current_trace, set_current_trace
 from xjax.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
                                    jvp_flat, tangent_aval, zeros_like_aval)
 from xjax.interpreters.partial_eval import PartialStagingTrace
-from xjax.interpreters.refs import RefArgs, read_value, write_back
+from xjax.interpreters.refs import RefArgs, arg_aval, arg_operand, read_value, write_back
 from xjax.interpreters.transpose import UndefinedPrimal, backward_pass
 from xjax.lax.rules import to_operand
 from xjax.ref import Ref
 
 
-def _operand_or_ref(x):
-    return to_operand(x) if type(x) is not Ref else x
-
-
 def _as_operand_tree(tree):
-    return tree_map(_operand_or_ref, tree)
-
-
-def _aval(x):
-    """The aval of a flat argument: a Ref's is its AbstractRef."""
-    return x._aval if type(x) is Ref else get_aval(x)
+    return tree_map(arg_operand, tree)
 
 
 def _inner_aval(x):
@@ -77,7 +68,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {in_tree} whereas tangents "
                         f"have tree structure {tangent_tree}.")
-    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
+    flat_primals = [arg_operand(p) for p in flat_primals]
     checked = []
     has_refs = False
     for p, t in zip(flat_primals, flat_tangents, strict=True):
@@ -277,7 +268,7 @@ def vjp(fun, *primals, has_aux=False):
     (Array(1., dtype=float32, weak_type=True),)
     """
     flat_primals, in_tree = tree_flatten(primals)
-    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
+    flat_primals = [arg_operand(p) for p in flat_primals]
     box = {}
     refs = _ref_args(flat_primals)
     lin, primal_outs = _linearize_flat_with_refs(
@@ -316,13 +307,13 @@ def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map at primals,
     evaluated from a jaxpr without re-running ``fun``."""
     flat_primals, in_tree = tree_flatten(primals)
-    flat_primals = [to_operand(p) if type(p) is not Ref else p for p in flat_primals]
+    flat_primals = [arg_operand(p) for p in flat_primals]
     box = {}
     refs = _ref_args(flat_primals)
     lin, primal_outs = _linearize_flat_with_refs(
         _flatten_fun(fun, in_tree, has_aux, box), flat_primals, refs)
     out_tree = box["out_tree"]
-    primal_avals = [_aval(p) for p in flat_primals]
+    primal_avals = [arg_aval(p) for p in flat_primals]
 
     def f_jvp(*tangents):
         flat_t, t_tree = tree_flatten(tangents)
@@ -362,7 +353,7 @@ def _linearize_flat_with_refs(flat_fun, flat_primals, refs):
 def _linear_tangent(tangent, primal_aval):
     """A tangent given to a linearized function, as a value; JAX's error when its type does
     not match the primal's (a Ref primal takes a Ref tangent, read here)."""
-    t_aval = _aval(tangent) if type(tangent) is Ref or not isinstance(
+    t_aval = arg_aval(tangent) if type(tangent) is Ref or not isinstance(
         tangent, (int, float, complex)) else get_aval(to_operand(tangent))
     if type(primal_aval) is AbstractRef:
         expected = primal_aval

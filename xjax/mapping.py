@@ -11,15 +11,11 @@ from xjax.core.pytree import (keystr, prefix_leaves, tree_flatten, tree_flatten_
                                tree_unflatten)
 from xjax.core.trace import current_trace
 from xjax.interpreters.batching import batch_flat
-from xjax.interpreters.refs import RefArgs, check_distinct_refs, write_value
+from xjax.interpreters.refs import (RefArgs, arg_aval, arg_operand, check_distinct_refs,
+                                    write_value)
 from xjax.lax.batch_rules import bdim_at_front, move_axis, not_mapped
 from xjax.lax.rules import to_operand
 from xjax.ref import Ref, new_ref
-
-
-def _aval(x):
-    """The aval of a flat argument or output: a Ref's is its AbstractRef."""
-    return x._aval if type(x) is Ref else get_aval(x)
 
 
 def _is_none(x):
@@ -95,7 +91,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                              f"corresponding value, got specification {in_axes} for value "
                              f"tree {tree_flatten(args)[1]}.")
         flat_args, in_tree = tree_flatten((args, kwargs))
-        flat_args = [to_operand(a) if type(a) is not Ref else a for a in flat_args]
+        flat_args = [arg_operand(a) for a in flat_args]
         ref_positions = [i for i, a in enumerate(flat_args) if type(a) is Ref] \
             if Ref in map(type, flat_args) else None
         arg_axes = _broadcast_prefix(in_axes, args, "in_axes")
@@ -225,12 +221,12 @@ def _normalize_axes(flat_args, axes, fun):
 
 def normalize_mapped_axis(x, axis: int, transform: str) -> int:
     """``axis`` of ``x`` made non-negative, or JAX's ValueError naming ``transform``."""
-    ndim = len((x._aval if type(x) is Ref else get_aval(x)).shape)
+    ndim = len(arg_aval(x).shape)
     if not -ndim <= axis < ndim:
         raise ValueError(f"{transform} was requested to map its argument along axis {axis}, "
                          f"which implies that its rank should be at least "
                          f"{axis + 1 if axis >= 0 else -axis}, but is only {ndim} (its "
-                         f"shape is {_aval(x).shape})")
+                         f"shape is {arg_aval(x).shape})")
     return axis % ndim
 
 
@@ -239,7 +235,7 @@ def _mapped_size(flat_args, axes, axis_size, arg_names):
     sizes = {}
     for i, (x, axis) in enumerate(zip(flat_args, axes, strict=True)):
         if axis is not not_mapped:
-            shape = (x._aval if type(x) is Ref else get_aval(x)).shape
+            shape = arg_aval(x).shape
             sizes.setdefault(shape[axis], []).append((i, axis, x))
     if not sizes:
         if axis_size is None:
@@ -252,7 +248,7 @@ def _mapped_size(flat_args, axes, axis_size, arg_names):
             for i, axis, x in entries:
                 name = names[i] if len(names) == len(flat_args) else f"argument {i}"
                 lines.append(f"  * one axis had size {size}: axis {axis} of {name} of type "
-                             f"{_aval(x).str_short()}")
+                             f"{arg_aval(x).str_short()}")
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" +
                          ";\n".join(lines))
     size = next(iter(sizes))

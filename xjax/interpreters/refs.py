@@ -32,6 +32,18 @@ from xjax.core.trace import Tracer, current_trace
 from xjax.interpreters.batching import BatchTrace
 
 
+def arg_operand(x):
+    """A transformation's flat argument as a primitive operand; a Ref stays a Ref."""
+    from xjax.lax.rules import to_operand
+    return x if is_ref(x) else to_operand(x)
+
+
+def arg_aval(x):
+    """The aval of a transformation's flat argument: a Ref's is its AbstractRef."""
+    from xjax.core.ad_util import get_aval
+    return x._aval if is_ref(x) else get_aval(x)
+
+
 class RefsWritten(NotImplementedError):
     """A traced body wrote Refs that live outside it; the control-flow function that traced
     it catches this and retraces with ``refs`` threaded through. Raised where nobody catches
