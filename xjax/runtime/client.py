@@ -226,9 +226,15 @@ def _client_options(platform: str) -> dict:
     return opts
 
 
-# XLA options JAX's semantics need, unless the user's XLA_FLAGS already sets them: the CPU
-# compiler's fast min/max drops NaN, where JAX (and lax.max) propagate it.
-_DEFAULT_XLA_FLAGS = {"--xla_cpu_enable_fast_min_max": "false"}
+# XLA options xjax needs, unless the user's XLA_FLAGS already sets them:
+# - the CPU compiler's fast min/max drops NaN, where JAX (and lax.max) propagate it;
+# - the CPU plugin's XNNPACK kernels keep packed weights in a cache keyed by the buffer's
+#   address, and serve them again when freed memory is reused for a new buffer with other
+#   values: a matmul of a fresh array then reads an old one's numbers (tests/runtime/
+#   test_memory_safety.py). Without XNNPACK, XLA's own kernels run (same speed in
+#   benchmarks/run.py) and addresses carry no state between calls.
+_DEFAULT_XLA_FLAGS = {"--xla_cpu_enable_fast_min_max": "false",
+                      "--xla_cpu_use_xnnpack": "false"}
 
 
 def _set_default_xla_flags() -> None:
