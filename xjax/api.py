@@ -492,6 +492,20 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
     Under a transformation (any leaf traced) it binds ``device_put`` once for all leaves,
     as JAX does: an identity on xjax's one device, visible in jaxprs.
+
+    A NumPy array is copied unless nothing can write it (it is read-only down to the
+    memory's owner), so the result never changes when the caller later writes the array
+    (JAX aliases it on the CPU). ``may_alias=True`` lets a large array's memory be shared
+    instead of copied; the caller then must not write it while the result lives.
+
+    Examples
+    --------
+    >>> import numpy as np, xjax
+    >>> x = np.ones(3, np.float32)
+    >>> y = xjax.device_put(x)
+    >>> x[0] = 5.0
+    >>> y
+    Array([1., 1., 1.], dtype=float32)
     """
     from xjax import runtime
     from xjax.core.pytree import prefix_leaves, tree_map
@@ -542,7 +556,8 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
     if config.xjax_transfer_guards:
         flag_checks.guard_device_put(leaf, device)
     if type(leaf) is Array:
-        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device)
+        # An Array's value never changes: the new buffer may share its memory.
+        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True)
     if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
         return leaf
     value = np.asarray(leaf)
@@ -550,11 +565,16 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         aval = python_scalar_aval(leaf)
     else:
         aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
-    return _put_array(value.astype(aval.dtype, copy=False), aval, device or runtime.devices()[0])
+    return _put_array(value.astype(aval.dtype, copy=False), aval, device or runtime.devices()[0],
+                      may_alias)
 
 
-def _put_array(value, aval, device):
+def _put_array(value, aval, device, may_alias=None):
+    """A device buffer of ``value`` as an Array. ``may_alias``: None copies memory anyone
+    can write (the Array must never change), True lets the buffer share it (the caller
+    promises not to write it), False always copies."""
     from xjax import runtime
     client = runtime.get_client(device.platform)
-    buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)), device)
+    buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)),
+                                      device, may_alias=may_alias)
     return Array._from_buffer(buffer, aval)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.core import dtypes
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray
 from xjax.core.primitive import Absent, Primitive
 from xjax.core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
@@ -66,7 +66,8 @@ class _FlatCallback:
 
 
 def _as_arrays(values, avals):
-    return [Array._from_numpy(np.asarray(v, a.dtype), ShapedArray(a.shape, a.dtype))
+    return [Array._from_numpy(frozen_value(np.asarray(v, a.dtype), v),
+                              ShapedArray(a.shape, a.dtype))
             for v, a in zip(values, avals, strict=True)]
 
 

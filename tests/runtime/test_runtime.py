@@ -112,9 +112,13 @@ def random_array(shape, dtype, seed=0) -> np.ndarray:
     return arr
 
 
-def aligned(a: np.ndarray, alignment: int = 64) -> np.ndarray:
+def aligned(a: np.ndarray, alignment: int = 64, readonly: bool = False) -> np.ndarray:
     """A copy of `a` whose data starts at a multiple of `alignment` bytes (PJRT's CPU
-    client aliases host memory only when it is suitably aligned)."""
+    client aliases host memory only when it is suitably aligned). ``readonly`` gives memory
+    nothing can write instead, the only kind aliased without may_alias=True: the read-only
+    NumPy view of a device buffer's memory (64-byte aligned by PJRT)."""
+    if readonly:
+        return CLIENT.buffer_from_numpy(a, may_alias=False).to_numpy()
     raw = np.empty(a.nbytes + alignment, np.uint8)
     off = (-raw.ctypes.data) % alignment
     out = raw[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
@@ -487,13 +491,14 @@ def test_async_execute_then_block_until_ready():
 
 
 @pytest.mark.parametrize("is_aligned", [True, False])
-def test_numpy_input_collected_while_running_is_safe(is_aligned):
+@pytest.mark.parametrize("readonly", [False, True])
+def test_numpy_input_collected_while_running_is_safe(is_aligned, readonly):
     n = 256
     exe = CLIENT.compile(_slow_module(n, 32))
     outs = []
     for k in range(4):
         x = np.eye(n, dtype=np.float32) * (k + 1)
-        x = aligned(x) if is_aligned else np.ascontiguousarray(x)
+        x = aligned(x, readonly=readonly) if is_aligned else np.ascontiguousarray(x)
         outs.append(exe.execute([x])[0])
         del x  # only PJRT (through the extension) references the array now
         gc.collect()
@@ -507,7 +512,7 @@ def test_numpy_input_collected_while_running_is_safe(is_aligned):
 def test_aliased_numpy_input_is_kept_alive_until_done():
     n = 256
     exe = CLIENT.compile(_slow_module(n, 32))
-    x = aligned(np.eye(n, dtype=np.float32) * 2)
+    x = aligned(np.eye(n, dtype=np.float32) * 2, readonly=True)
     before = sys.getrefcount(x)
     (out,) = exe.execute([x])
     assert sys.getrefcount(x) == before + 1  # held while PJRT may read it
@@ -528,6 +533,60 @@ def test_may_alias_shares_memory_and_copy_does_not():
     del shared
     CLIENT._sweep(True)
     assert sys.getrefcount(x) == refs - 1  # released once PJRT let go of it
+
+
+def test_only_memory_nothing_can_write_is_aliased_by_default():
+    data = np.arange(1 << 14, dtype=np.float32)
+    frozen = aligned(data, readonly=True)
+    assert CLIENT.buffer_from_numpy(frozen).unsafe_buffer_pointer() == frozen.ctypes.data
+    assert (CLIENT.buffer_from_numpy(frozen, may_alias=False).unsafe_buffer_pointer()
+            != frozen.ctypes.data)
+    # A read-only view of a writeable array can still change: copied.
+    writeable = aligned(data)
+    view = writeable.view()
+    view.flags.writeable = False
+    assert CLIENT.buffer_from_numpy(view).unsafe_buffer_pointer() != view.ctypes.data
+    # So can a read-only array owning its memory (its holder may make it writeable again).
+    writeable.base.flags.writeable = False
+    owner_view = writeable.base[:0]
+    assert not _pjrt.is_immutable(writeable) and not _pjrt.is_immutable(owner_view)
+    assert CLIENT.buffer_from_numpy(writeable).unsafe_buffer_pointer() != writeable.ctypes.data
+    # A read-only C-contiguous view of a writeable Fortran-order array is no different.
+    fortran = np.asfortranarray(np.ones((64, 64), np.float32))
+    c_view = fortran.T
+    c_view.flags.writeable = False
+    assert c_view.flags.c_contiguous and not _pjrt.is_immutable(c_view)
+    assert _pjrt.is_immutable(np.frombuffer(b"immutable bytes!", np.uint8))
+
+
+def test_writes_after_execute_never_change_the_result():
+    n = 256
+    exe = CLIENT.compile(_slow_module(n, 32))
+    for trial in range(20):
+        x = aligned(np.eye(n, dtype=np.float32) * 2)
+        (out,) = exe.execute([x])
+        x[...] = 5.0  # while the program may still be running
+        np.testing.assert_allclose(out.to_numpy(), np.eye(n) * 2.0 ** 33, rtol=1e-5)
+
+
+def test_argument_whose_conversion_drops_the_argument_list():
+    # The conversion hook (here __array__) runs Python code that may free the list and so
+    # the argument itself: execute() must hold it first (it crashed, 5 of 5 runs).
+    exe = CLIENT.compile(ADD4)
+
+    class DropsTheList:
+        def __init__(self, args):
+            self.args = args
+
+        def __array__(self, dtype=None, copy=None):
+            self.args.clear()
+            return np.ones(4, np.float32)
+
+    for _ in range(5):
+        args = [np.arange(4, dtype=np.float32), None]
+        args[1] = DropsTheList(args)
+        (out,) = exe.execute(args)
+        np.testing.assert_array_equal(out.to_numpy(), np.arange(4, dtype=np.float32) + 1)
 
 
 def test_execute_from_many_threads():
@@ -564,7 +623,8 @@ def test_many_executions_do_not_leak():
     exe = CLIENT.compile(ADD4)
     x = np.arange(4, dtype=np.float32)
     xb = CLIENT.buffer_from_numpy(x)
-    big = np.ones(1 << 16, np.float32)  # aliased, not copied
+    big = aligned(np.ones(1 << 16, np.float32), readonly=True)  # aliased, not copied
+    big_copied = np.ones(1 << 16, np.float32)  # writeable: copied
     exe_big = CLIENT.compile(add_module((1 << 16,), np.float32))
 
     def round_():
@@ -575,6 +635,7 @@ def test_many_executions_do_not_leak():
             CLIENT.buffer_from_numpy(x)
         for _ in range(300):
             exe_big.execute([big, big])[0].to_numpy()
+            exe_big.execute([big_copied, big])[0].to_numpy()
 
     round_()  # warm up allocator pools
     gc.collect()

@@ -11,6 +11,49 @@ import numpy as np
 from xjax.core.avals import ShapedArray
 from xjax.core import trace as trace_module
 from xjax.core.trace import immutable_message
+from xjax.runtime._pjrt import is_immutable as _nothing_can_write
+from xjax.runtime.client import get_client
+
+# Sources np.asarray always copies out of: Python values and NumPy scalars.
+_FRESH_SOURCES = (bool, int, float, complex, list, tuple, np.generic)
+
+
+def frozen_value(npy: np.ndarray, source) -> np.ndarray:
+    """``npy`` (NumPy's array for ``source``) as a value an Array may hold forever.
+
+    An Array never changes, so memory that the caller, or anyone, can still write is copied:
+    a NumPy array passed to ``jnp.asarray`` or to an operation stays the caller's to mutate.
+    Fresh memory (from a Python value, or a dtype conversion) is kept as is, and so is
+    memory nothing can write (read-only down to its owner, as NumPy views of xjax results).
+
+    Examples
+    --------
+    >>> import numpy as np, xjax.numpy as jnp
+    >>> x = np.ones(3, np.float32)
+    >>> y = jnp.asarray(x)
+    >>> x[0] = 5.0
+    >>> y
+    Array([1., 1., 1.], dtype=float32)
+    """
+    if isinstance(source, _FRESH_SOURCES) or (
+            type(source) is np.ndarray and npy is not source and npy.base is None):
+        return npy
+    if not npy.flags.writeable and _nothing_can_write(npy):
+        return npy
+    return npy.copy()
+
+
+def _read_only_view(npy: np.ndarray) -> np.ndarray:
+    """A read-only view of an Array's host memory that no one can make writeable: the
+    memory's owner is made read-only too (NumPy then refuses WRITEABLE on every view)."""
+    owner = npy
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.base is None:
+        owner.flags.writeable = False
+    view = npy.view()
+    view.flags.writeable = False
+    return view
 
 
 class _ArrayMeta(type):
@@ -30,7 +73,7 @@ class Array(metaclass=_ArrayMeta):
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):
-        npy = np.asarray(value)
+        npy = frozen_value(np.asarray(value), value)
         self._aval = ShapedArray(npy.shape, npy.dtype, weak_type)
         self._npy = npy
         self._buffer = None
@@ -60,11 +103,12 @@ class Array(metaclass=_ArrayMeta):
         return npy
 
     def _device_buffer(self):
-        """A device buffer holding this value (created once, then cached)."""
+        """A device buffer holding this value (created once, then cached). The host value
+        never changes, so the device may share its memory instead of copying it."""
         buffer = self._buffer
         if buffer is None:
-            from xjax.runtime import get_client
-            buffer = self._buffer = get_client().buffer_from_numpy(np.ascontiguousarray(self._npy))
+            buffer = self._buffer = get_client().buffer_from_numpy(
+                np.ascontiguousarray(self._npy), may_alias=True)
         return buffer
 
     # -- attributes --
@@ -93,6 +137,8 @@ class Array(metaclass=_ArrayMeta):
             return value.astype(dtype)
         if copy:
             return value.copy()
+        if value.flags.writeable:  # the Array's own memory: lend it read-only (as JAX)
+            value = _read_only_view(value)
         return value
 
     def __len__(self) -> int:
@@ -210,8 +256,15 @@ class Array(metaclass=_ArrayMeta):
     def copy_to_host_async(self) -> None:
         pass
 
-    def __dlpack__(self, *args, **kwargs):
-        return np.asarray(self._value()).__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        # Lent read-only, as np.asarray lends it; DLPack before 1.0 cannot say read-only,
+        # so such consumers get a copy (NumPy would refuse to export the read-only view).
+        value = self.__array__()
+        if max_version is None or tuple(max_version) < (1, 0):
+            value = value.copy()
+        given = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                 "copy": copy}
+        return value.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
     def __dlpack_device__(self):
         return np.asarray(self._value()).__dlpack_device__()

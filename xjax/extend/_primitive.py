@@ -18,7 +18,7 @@ import numpy as np
 
 from xjax.core import primitive as _primitive
 from xjax.core import trace as _trace
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray
 from xjax.interpreters.mlir import dispatching_lowering, has_lowering
 
@@ -41,7 +41,7 @@ def _as_array(value):
     """A NumPy value as an xjax Array (what JAX's impl rules receive)."""
     if isinstance(value, Array):
         return value
-    npy = np.asarray(value)
+    npy = frozen_value(np.asarray(value), value)
     return Array._from_numpy(npy, ShapedArray(npy.shape, npy.dtype, False))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.core import dtypes, errors
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray, python_scalar_aval
 from xjax.core.config import config
 from xjax.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -36,7 +36,7 @@ def concrete_operand(x):
     dtype = dtypes.canonicalize_dtype(npy.dtype)
     if npy.dtype != dtype:
         npy = npy.astype(dtype)
-    return npy, ShapedArray(npy.shape, dtype, False)
+    return frozen_value(npy, x), ShapedArray(npy.shape, dtype, False)
 
 
 _new_array = object.__new__

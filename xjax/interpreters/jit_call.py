@@ -20,6 +20,7 @@ from xjax.lowering import effects
 from xjax.lowering.lower_jaxpr import lower_jaxpr_body, lower_jaxpr_function, lower_module
 from xjax.lowering.stablehlo import aval_type
 from xjax import monitoring as _monitoring
+from xjax.runtime.client import get_client
 
 
 class CompiledFunction:
@@ -49,14 +50,16 @@ class CompiledFunction:
         return self.executable.execute(values)
 
     def _execute_donating(self, args):
-        values = [_runtime_value(a, aval) for a, aval in zip(args, self.in_avals, strict=True)]
         donated_arrays = []
         for i in self.donated:
             x = args[i]
             if type(x) is Array:
-                if x._buffer is None:  # a host value: donate a device copy of it
-                    values[i] = x._device_buffer()
+                if x._buffer is None:  # a host value: donate a device copy of it (Arrays
+                    # viewing the same host memory must not see XLA's writes)
+                    x._buffer = get_client().buffer_from_numpy(
+                        np.ascontiguousarray(x._npy), may_alias=False)
                 donated_arrays.append(x)
+        values = [_runtime_value(a, aval) for a, aval in zip(args, self.in_avals, strict=True)]
         outs = self.executable.execute(self.const_args + values)
         for x in donated_arrays:  # XLA took the buffer (the runtime marked it deleted)
             if x._buffer.is_deleted():
@@ -76,10 +79,11 @@ class CompiledFunction:
 
 
 def _runtime_value(x, aval):
-    """What the runtime takes for an operand: a device buffer or a contiguous NumPy array of
-    the dtype the executable was compiled for."""
+    """What the runtime takes for an operand: a device buffer (an Array's, made once and
+    kept), or a contiguous NumPy array of the dtype the executable was compiled for, which
+    the runtime copies unless nothing can write it."""
     if type(x) is Array:
-        return x._buffer if x._buffer is not None else np.ascontiguousarray(x._npy)
+        return x._device_buffer()
     dtype = None if aval is None else aval.dtype
     return np.ascontiguousarray(np.asarray(x, dtype=dtype))
 
@@ -110,7 +114,6 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> Compil
 def compile_text(text: str):
     """Compile StableHLO text on the default client, through the persistent compilation
     cache when ``jax_compilation_cache_dir`` is set."""
-    from xjax.runtime import get_client
     client = get_client()
     cache_dir = config.jax_compilation_cache_dir
     if _cache_events_pending or _monitoring.active:

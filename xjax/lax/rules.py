@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax.core import dtypes
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray, python_scalar_aval
 from xjax.core.primitive import (BATCH_TODO, JVP_TODO, NONLINEAR, TRANSPOSE_TODO,  # noqa: F401
                                  Absent, Primitive)
@@ -37,7 +37,7 @@ def to_operand(x):
     dtype = dtypes.canonicalize_dtype(npy.dtype)
     if npy.dtype != dtype:
         npy = npy.astype(dtype)
-    return Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False))
+    return Array._from_numpy(frozen_value(npy, x), ShapedArray(npy.shape, dtype, False))
 
 
 # -- dtype classes accepted by elementwise families, named as JAX's errors name them --

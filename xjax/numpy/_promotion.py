@@ -18,7 +18,7 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes, errors
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray
 from xjax.core.config import config
 from xjax.core.trace import Tracer
@@ -170,7 +170,7 @@ def numpy_to_array(x) -> Array:
     canonical = dtypes.canonicalize_dtype(dt)
     if canonical != dt:
         npy = npy.astype(canonical)
-    return Array._from_numpy(npy, ShapedArray(npy.shape, canonical, False))
+    return Array._from_numpy(frozen_value(npy, x), ShapedArray(npy.shape, canonical, False))
 
 
 _unguarded = {"scalar_array": scalar_array, "numpy_to_array": numpy_to_array}

@@ -14,7 +14,7 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes, errors
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray
 from xjax.core.trace import Tracer
 from xjax.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
@@ -92,7 +92,7 @@ def _array(obj, dtype):
 
 
 def _numpy_with_dtype(obj, dtype) -> Array:
-    npy = np.asarray(obj, dtype=dtype)
+    npy = frozen_value(np.asarray(obj, dtype=dtype), obj)
     return Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False))
 
 

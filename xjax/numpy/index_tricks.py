@@ -10,7 +10,7 @@ import numpy as np
 
 from xjax import lax
 from xjax.core import dtypes
-from xjax.core.array import Array
+from xjax.core.array import Array, frozen_value
 from xjax.core.avals import ShapedArray
 from xjax.numpy._promotion import aval_of, canonicalize_shape, check_arraylike, stage, to_jax
 from xjax.numpy.shape_ops import broadcast_to, ravel, reshape
@@ -20,7 +20,7 @@ index_exp = np.index_exp
 
 
 def _int_array(value) -> Array:
-    value = np.asarray(value, dtypes.default_int_dtype())
+    value = frozen_value(np.asarray(value, dtypes.default_int_dtype()), value)
     return stage(Array._from_numpy(value, ShapedArray(value.shape, value.dtype, False)))
 
 

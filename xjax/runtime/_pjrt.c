@@ -26,6 +26,7 @@ PyObject *hook_contiguous;
 PyObject *hook_empty;
 PyObject *hook_unpack;
 PyObject *str_dtype;
+PyObject *str_base;
 Py_ssize_t alias_threshold = 1 << 16;
 int release_gil_in_execute = 1;
 
@@ -173,13 +174,21 @@ static PyObject *set_release_gil(PyObject *mod, PyObject *arg) {
   return PyBool_FromLong(old);
 }
 
+static PyObject *is_immutable_py(PyObject *mod, PyObject *arr) {
+  (void)mod;
+  return PyBool_FromLong(is_immutable(arr));
+}
+
 static PyMethodDef module_methods[] = {
+    {"is_immutable", is_immutable_py, METH_O,
+     "is_immutable(array) -> bool: nothing can write its memory (it and every array it "
+     "views are read-only, down to an owner that exports no writable memory)."},
     {"load_plugin", load_plugin, METH_O,
      "load_plugin(path) -> Plugin: dlopen a PJRT plugin, check its C API version."},
     {"_configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Installs the numpy dtype tables and the Python hooks."},
     {"set_alias_threshold", set_alias_threshold, METH_O,
-     "Numpy execute() arguments of at least this many bytes are aliased, not copied. "
+     "Numpy execute() arguments of at least this many bytes may be aliased, not copied. "
      "Returns the previous value."},
     {"_set_release_gil", set_release_gil, METH_O,
      "Whether execute() releases the GIL around PJRT's Execute (for measurements)."},
@@ -235,11 +244,12 @@ PyMODINIT_FUNC PyInit__pjrt(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (m == NULL) return NULL;
   str_dtype = PyUnicode_InternFromString("dtype");
+  str_base = PyUnicode_InternFromString("base");
   XlaRuntimeError = PyErr_NewExceptionWithDoc(
       "xjax.runtime.XlaRuntimeError",
       "An error reported by XLA/PJRT; the message starts with its status code.",
       PyExc_RuntimeError, NULL);
-  if (str_dtype == NULL || XlaRuntimeError == NULL) goto fail;
+  if (str_dtype == NULL || str_base == NULL || XlaRuntimeError == NULL) goto fail;
   Py_INCREF(XlaRuntimeError);
   if (PyModule_AddObject(m, "XlaRuntimeError", XlaRuntimeError) < 0) goto fail;
   Py_INCREF(&PluginType);

@@ -35,8 +35,8 @@ extern PyObject *hook_normalize;         /* obj -> (ndarray, ptype[, dims]) */
 extern PyObject *hook_contiguous;        /* numpy.ascontiguousarray */
 extern PyObject *hook_empty;             /* numpy.empty */
 extern PyObject *hook_unpack;            /* (uint8 ndarray, shape, dtype) -> ndarray */
-extern PyObject *str_dtype;
-extern Py_ssize_t alias_threshold;       /* numpy inputs >= this are aliased */
+extern PyObject *str_dtype, *str_base;
+extern Py_ssize_t alias_threshold;       /* numpy inputs >= this may be aliased */
 extern int release_gil_in_execute;
 
 /* ------------------------------------------------------------ errors and events */
@@ -55,13 +55,17 @@ typedef struct {
   PyObject *path;
 } PluginObject;
 
-/* A numpy array aliased by PJRT, kept alive until PJRT's done-event fires.
- * Polled from the owning thread (no callbacks on XLA threads, no GIL games). */
+/* An event the client waits for before letting go: PJRT's done-event for a numpy array it
+ * aliases (kept alive until then), or the ready event of a run's result dropped before it
+ * was computed (no view), so that exit can wait for every computation still running.
+ * Polled from Python threads holding the GIL (no callbacks on XLA threads). */
 typedef struct PendingHost {
   PJRT_Event *event;
-  Py_buffer view; /* view.obj holds the reference */
+  Py_buffer view; /* view.obj holds the reference; NULL for a run */
   struct PendingHost *next;
 } PendingHost;
+
+struct BufferObject;
 
 typedef struct {
   PyObject_HEAD
@@ -75,13 +79,15 @@ typedef struct {
   int host_memory;       /* buffers live in host memory (cpu) */
   PendingHost *pending;
   Py_ssize_t npending, sweep_at;
+  struct BufferObject *live; /* every DeviceBuffer of this client (exit waits for them) */
   PyObject *dict;        /* subclasses from Python get attributes */
   PyObject *weakrefs;
 } ClientObject;
 
-typedef struct {
+typedef struct BufferObject {
   PyObject_HEAD
   ClientObject *client;
+  struct BufferObject *live_prev, *live_next; /* in client->live */
   PJRT_Buffer *buf;
   PyObject *shape;    /* tuple, or NULL until asked for */
   PyObject *dtype;    /* numpy dtype, or NULL until asked for */
@@ -90,7 +96,8 @@ typedef struct {
   int dev_index;
   char ready;         /* known ready without error */
   char deleted;
-  char exported;      /* memory shared with a numpy view: free only in dealloc */
+  char exported;      /* memory shared with numpy (a view of it, or an aliased upload):
+                         free only in dealloc, never donate */
   char extref;        /* holds a PJRT external reference */
   char layout_ok;     /* 0 unknown, 1 dense row-major, -1 other */
   int inflight;       /* execute() calls using it with the GIL released */
@@ -102,14 +109,24 @@ extern PyTypeObject PluginType, ClientType, BufferType, ExecutableType, HostView
 /* _pjrt_client.c */
 PyObject *load_plugin(PyObject *mod, PyObject *arg);
 void sweep_pending(ClientObject *c, int wait);
-int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view);
+void wait_for_runs(ClientObject *c);
+void release_buffer(ClientObject *c, PJRT_Buffer *buf, int known_ready);
+int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view /* or NULL */);
 int device_index(ClientObject *c, PyObject *dev);
 
 /* _pjrt_buffer.c */
 BufferObject *new_buffer(ClientObject *c, PJRT_Buffer *b, int ptype, int dev_index,
                          PyObject *shape, PyObject *dtype);
-PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias,
-                    int *ptype_out, PyObject **shape_out);
+/* When upload() may hand PJRT the numpy memory itself instead of a copy. */
+typedef enum {
+  ALIAS_NEVER,        /* always copy (donated arguments, may_alias=False) */
+  ALIAS_IF_IMMUTABLE, /* only memory nothing can write (the default) */
+  ALIAS_ALLOWED,      /* the caller promises not to write it (may_alias=True) */
+} AliasPolicy;
+
+int is_immutable(PyObject *arr);
+PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, AliasPolicy policy,
+                    int *ptype_out, PyObject **shape_out, int *aliased_out);
 PyObject *Client_buffer_from_numpy(ClientObject *self, PyObject *const *args,
                                    Py_ssize_t nargs, PyObject *kwnames);
 void reset_dtype_cache(void);

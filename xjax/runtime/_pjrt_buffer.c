@@ -9,6 +9,10 @@ BufferObject *new_buffer(ClientObject *c, PJRT_Buffer *b, int ptype, int dev_ind
   if (self == NULL) return NULL;
   Py_INCREF(c);
   self->client = c;
+  self->live_prev = NULL;
+  self->live_next = c->live;
+  if (c->live != NULL) c->live->live_prev = self;
+  c->live = self;
   self->buf = b;
   Py_XINCREF(shape);
   self->shape = shape;
@@ -37,9 +41,13 @@ static void Buffer_dealloc(BufferObject *self) {
           .buffer = self->buf};
       destroy_error(api, api->PJRT_Buffer_DecreaseExternalReferenceCount(&d));
     }
-    ARGS(PJRT_Buffer_Destroy, .buffer = self->buf);
-    destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+    release_buffer(self->client, self->buf, self->ready);
   }
+  if (self->live_prev != NULL)
+    self->live_prev->live_next = self->live_next;
+  else
+    self->client->live = self->live_next;
+  if (self->live_next != NULL) self->live_next->live_prev = self->live_prev;
   Py_XDECREF(self->shape);
   Py_XDECREF(self->dtype);
   Py_XDECREF(self->client);
@@ -168,10 +176,8 @@ static PyObject *Buffer_delete(BufferObject *self, PyObject *unused) {
   /* A numpy view may still point at the memory, or another thread's execute()
    * may be passing it to PJRT: then the memory is freed in dealloc. */
   if (!self->exported && self->inflight == 0 && self->buf != NULL) {
-    const PJRT_Api *api = self->client->api;
-    ARGS(PJRT_Buffer_Destroy, .buffer = self->buf);
+    release_buffer(self->client, self->buf, self->ready);
     self->buf = NULL;
-    destroy_error(api, api->PJRT_Buffer_Destroy(&a));
   }
   Py_RETURN_NONE;
 }
@@ -471,11 +477,43 @@ static int lookup_ptype(PyObject *descr) {
   return code;
 }
 
-/* Uploads numpy-like `obj` to device `dev_index`. Small arrays are copied
- * during the call; larger ones are aliased (zero-copy) when `may_alias`, and
- * kept alive until PJRT signals it is done with them. */
-PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias,
-                    int *ptype_out, PyObject **shape_out) {
+/* Whether nothing can ever write the memory behind `arr`: it is a read-only array whose
+ * chain of read-only bases ends in an owner that never exports writable memory (bytes, an
+ * xjax HostView). A read-only array owning its memory does not count: its holder may make
+ * it writeable again; nor does a writeable base, an mmap or any other exporter. */
+int is_immutable(PyObject *arr) {
+  PyObject *obj = arr;
+  Py_INCREF(obj);
+  int result = 0;
+  for (int depth = 0; depth < 64; depth++) {
+    if (Py_TYPE(obj) == &HostViewType || PyBytes_CheckExact(obj)) {
+      result = 1;
+      break;
+    }
+    if (!PyObject_TypeCheck(obj, ndarray_type)) break;
+    PyObject *flags = PyObject_GetAttrString(obj, "flags");
+    PyObject *writeable = flags ? PyObject_GetAttrString(flags, "writeable") : NULL;
+    Py_XDECREF(flags);
+    int is_writeable = writeable ? PyObject_IsTrue(writeable) : -1;
+    Py_XDECREF(writeable);
+    PyObject *base = is_writeable == 0 ? PyObject_GetAttr(obj, str_base) : NULL;
+    if (base == NULL || base == Py_None) {
+      PyErr_Clear();
+      Py_XDECREF(base);
+      break;
+    }
+    Py_SETREF(obj, base);
+  }
+  Py_DECREF(obj);
+  return result;
+}
+
+/* Uploads numpy-like `obj` to device `dev_index`. PJRT copies it during the call unless
+ * `policy` lets it alias the memory (large arrays, host platforms only); an aliased array
+ * is referenced until PJRT's done-with-host-buffer event fires. Copying writeable arrays
+ * keeps results independent of later writes to them, as an xjax.Array never changes. */
+PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, AliasPolicy policy,
+                    int *ptype_out, PyObject **shape_out, int *aliased_out) {
   const PJRT_Api *api = c->api;
   PyObject *arr = NULL, *dims_obj = NULL;
   int ptype = -1;
@@ -559,7 +597,8 @@ PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias
     }
     *shape_out = t;
   }
-  int alias = may_alias && view.len >= alias_threshold && c->host_memory;
+  int alias = policy != ALIAS_NEVER && view.len >= alias_threshold && c->host_memory &&
+              (policy == ALIAS_ALLOWED || is_immutable(arr));
   {
     ARGS(PJRT_Client_BufferFromHostBuffer, .client = c->client, .data = view.buf,
          .type = (PJRT_Buffer_Type)ptype, .dims = dims, .num_dims = ndims,
@@ -596,6 +635,7 @@ PJRT_Buffer *upload(ClientObject *c, PyObject *obj, int dev_index, int may_alias
     Py_DECREF(arr);
     Py_XDECREF(dims_obj);
     *ptype_out = ptype;
+    if (aliased_out != NULL) *aliased_out = alias;
     return a.buffer;
   }
 fail:
@@ -607,10 +647,10 @@ fail:
 PyObject *Client_buffer_from_numpy(ClientObject *self, PyObject *const *args,
                                    Py_ssize_t nargs, PyObject *kwnames) {
   static const char *names[] = {"array", "device", "may_alias"};
-  PyObject *vals[3] = {NULL, Py_None, Py_False};
+  PyObject *vals[3] = {NULL, Py_None, Py_None};
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nargs < 1 || nargs > 3) {
-    PyErr_SetString(PyExc_TypeError, "buffer_from_numpy(array, device=None, may_alias=False)");
+    PyErr_SetString(PyExc_TypeError, "buffer_from_numpy(array, device=None, may_alias=None)");
     return NULL;
   }
   for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
@@ -630,14 +670,21 @@ PyObject *Client_buffer_from_numpy(ClientObject *self, PyObject *const *args,
   }
   int dev = device_index(self, vals[1]);
   if (dev < 0) return NULL;
-  int may_alias = PyObject_IsTrue(vals[2]);
-  if (may_alias < 0) return NULL;
+  AliasPolicy policy = ALIAS_IF_IMMUTABLE;
+  if (vals[2] != Py_None) {
+    int may_alias = PyObject_IsTrue(vals[2]);
+    if (may_alias < 0) return NULL;
+    policy = may_alias ? ALIAS_ALLOWED : ALIAS_NEVER;
+  }
   int ptype;
   PyObject *shape = NULL;
-  PJRT_Buffer *b = upload(self, vals[0], dev, may_alias, &ptype, &shape);
+  int aliased;
+  PJRT_Buffer *b = upload(self, vals[0], dev, policy, &ptype, &shape, &aliased);
   if (b == NULL) return NULL;
   BufferObject *out = new_buffer(self, b, ptype, dev, shape, ptype_dtype[ptype]);
   Py_DECREF(shape);
+  /* XLA must never write results into memory numpy arrays share. */
+  if (out != NULL) out->exported = (char)aliased;
   if (out == NULL) {
     const PJRT_Api *api = self->api;
     ARGS(PJRT_Buffer_Destroy, .buffer = b);

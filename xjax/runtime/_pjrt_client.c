@@ -237,7 +237,7 @@ void sweep_pending(ClientObject *c, int wait) {
       destroy_error(c->api, await_and_destroy(c->api, p->event));
     else
       destroy_event(c->api, p->event);
-    PyBuffer_Release(&p->view);
+    if (p->view.obj != NULL) PyBuffer_Release(&p->view);
     PyMem_Free(p);
   }
 }
@@ -249,11 +249,83 @@ int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view) {
     return -1;
   }
   p->event = ev;
-  p->view = *view;
+  if (view != NULL)
+    p->view = *view;
+  else
+    memset(&p->view, 0, sizeof(p->view));
   p->next = c->pending;
   c->pending = p;
   if (++c->npending >= c->sweep_at) sweep_pending(c, 0);
   return 0;
+}
+
+/* Destroys `buf`, a DeviceBuffer's PJRT buffer. PJRT keeps the memory until the run
+ * computing it is done, but nothing would then wait for that run at exit: when the result
+ * is not known to be ready, its ready event joins the pending list first. */
+void release_buffer(ClientObject *c, PJRT_Buffer *buf, int known_ready) {
+  const PJRT_Api *api = c->api;
+  if (!known_ready) {
+    ARGS(PJRT_Buffer_ReadyEvent, .buffer = buf);
+    PJRT_Error *err = api->PJRT_Buffer_ReadyEvent(&a);
+    if (err == NULL) {
+      PJRT_Event_IsReady_Args r = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE,
+                                   .event = a.event};
+      err = api->PJRT_Event_IsReady(&r);
+      if (err != NULL || r.is_ready) {
+        destroy_event(api, a.event);
+      } else if (add_pending(c, a.event, NULL) < 0) {
+        PyErr_Clear(); /* no memory to track it: wait for it now instead */
+        destroy_error(api, await_and_destroy(api, a.event));
+      }
+    }
+    destroy_error(api, err);
+  }
+  ARGS(PJRT_Buffer_Destroy, .buffer = buf);
+  destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+}
+
+/* Waits for every run still computing: the live DeviceBuffers not known ready, the
+ * dropped results and runs without results in the pending list. (Not the done-events of
+ * aliased numpy arrays: one fires only when its buffer is destroyed.) Events are taken
+ * first: awaiting releases the GIL, and other threads may free buffers or sweep. */
+void wait_for_runs(ClientObject *c) {
+  const PJRT_Api *api = c->api;
+  Py_ssize_t n = 0, k = 0;
+  for (BufferObject *b = c->live; b != NULL; b = b->live_next)
+    if (!b->ready && b->buf != NULL) n++;
+  PJRT_Event **events = n ? PyMem_Malloc(sizeof(PJRT_Event *) * (size_t)n) : NULL;
+  if (events != NULL) {
+    for (BufferObject *b = c->live; b != NULL && k < n; b = b->live_next) {
+      if (b->ready || b->buf == NULL) continue;
+      ARGS(PJRT_Buffer_ReadyEvent, .buffer = b->buf);
+      PJRT_Error *err = api->PJRT_Buffer_ReadyEvent(&a);
+      if (err == NULL)
+        events[k++] = a.event;
+      else
+        destroy_error(api, err);
+    }
+    for (Py_ssize_t i = 0; i < k; i++) destroy_error(api, await_and_destroy(api, events[i]));
+    PyMem_Free(events);
+  }
+  PendingHost *runs = NULL, **pp = &c->pending;
+  while (*pp != NULL) {
+    PendingHost *p = *pp;
+    if (p->view.obj == NULL) {
+      *pp = p->next;
+      p->next = runs;
+      runs = p;
+      c->npending--;
+    } else {
+      pp = &p->next;
+    }
+  }
+  while (runs != NULL) {
+    PendingHost *p = runs;
+    runs = p->next;
+    destroy_error(api, await_and_destroy(api, p->event));
+    PyMem_Free(p);
+  }
+  sweep_pending(c, 0);
 }
 
 static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -486,6 +558,12 @@ static PyObject *Client_sweep(ClientObject *self, PyObject *wait) {
   return PyLong_FromSsize_t(self->npending);
 }
 
+static PyObject *Client_wait_for_runs(ClientObject *self, PyObject *unused) {
+  (void)unused;
+  wait_for_runs(self);
+  Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------ Client (type) */
 
 static PyMethodDef Client_methods[] = {
@@ -496,14 +574,18 @@ static PyMethodDef Client_methods[] = {
      "deserialize_executable(data, compile_options=None) -> Executable (from serialize())"},
     {"buffer_from_numpy", (PyCFunction)(void (*)(void))Client_buffer_from_numpy,
      METH_FASTCALL | METH_KEYWORDS,
-     "buffer_from_numpy(array, device=None, may_alias=False) -> DeviceBuffer\n\n"
-     "Copies a numpy array to a device (aliases it instead when may_alias and it is "
-     "large; the array must then never be mutated)."},
+     "buffer_from_numpy(array, device=None, may_alias=None) -> DeviceBuffer\n\n"
+     "Copies a numpy array to a device. A large array on the CPU is aliased instead when "
+     "nothing can write it (read-only, with read-only bases), or when may_alias is True "
+     "(the caller then must never write it); may_alias=False always copies."},
     {"device_info", (PyCFunction)Client_device_info, METH_NOARGS,
      "[(id, kind, str, local_hardware_id)] for the addressable devices."},
     {"_sweep", (PyCFunction)Client_sweep, METH_O,
-     "Releases numpy arrays PJRT no longer aliases (waits for all if the arg is "
-     "true); returns how many remain."},
+     "Releases numpy arrays PJRT no longer aliases and forgets finished runs (waits for "
+     "all their events if the arg is true); returns how many remain."},
+    {"_wait_for_runs", (PyCFunction)Client_wait_for_runs, METH_NOARGS,
+     "Waits for every computation still running (at exit: XLA's threads must not run "
+     "while the process tears down)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Client_getset[] = {

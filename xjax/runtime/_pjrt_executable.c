@@ -327,7 +327,8 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
   int64_t keep_stack[STACK_ARGS];
   PJRT_Buffer **argv = arg_stack, **outv = out_stack;
   PyObject **held = held_stack;
-  char *temp = temp_stack; /* 0: caller's DeviceBuffer, 1: uploaded, 2: donated buffer */
+  char *temp = temp_stack; /* 0: caller's DeviceBuffer, 1: uploaded, 2: donated buffer,
+                              3: held only (failed before either) */
   int64_t *keep = keep_stack; /* donatable arguments that must not be donated this time */
   size_t nkeep = 0;
   int executed = 0;
@@ -357,6 +358,10 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       goto cleanup;
     }
     PyObject *x = PySequence_Fast_ITEMS(seq)[i];
+    /* Held before the upload hooks run Python code, which may drop the list's reference. */
+    Py_INCREF(x);
+    held[nheld++] = x;
+    temp[i] = 3;
     int donatable = i < self->ndonated_args && self->donated[i];
     if (Py_TYPE(x) == &BufferType) {
       BufferObject *b = (BufferObject *)x;
@@ -378,12 +383,11 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
     } else {
       int ptype;
       /* A donated numpy value is copied: XLA may write the result into it. */
-      argv[i] = upload(c, x, self->dev_index, !donatable, &ptype, NULL);
+      argv[i] = upload(c, x, self->dev_index, donatable ? ALIAS_NEVER : ALIAS_IF_IMMUTABLE,
+                       &ptype, NULL, NULL);
       if (argv[i] == NULL) goto cleanup;
       temp[i] = 1;
     }
-    Py_INCREF(x); /* the list may change while the GIL is released */
-    held[nheld++] = x;
   }
   /* A buffer passed twice is never donated (PJRT refuses to donate it). */
   for (i = 0; i < nargs; i++) {
@@ -404,9 +408,12 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
     }
     PJRT_Buffer *const *arg_lists[1] = {argv};
     PJRT_Buffer **out_lists[1] = {outv};
+    /* A run is followed through its results; one without results, through its
+     * completion event (which costs the plugin time, so only then). */
+    PJRT_Event *complete[1] = {NULL};
     ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &options,
          .argument_lists = arg_lists, .num_devices = 1, .num_args = (size_t)nargs,
-         .output_lists = out_lists);
+         .output_lists = out_lists, .device_complete_events = nout ? NULL : complete);
     PJRT_Error *err;
     if (release_gil_in_execute) {
       Py_BEGIN_ALLOW_THREADS
@@ -420,6 +427,10 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       goto cleanup;
     }
     executed = 1;
+    if (complete[0] != NULL && add_pending(c, complete[0], NULL) < 0) {
+      PyErr_Clear(); /* no memory to track it: wait for it now instead */
+      destroy_error(api, await_and_destroy(api, complete[0]));
+    }
   }
   result = PyList_New(nout);
   if (result == NULL) {
@@ -457,7 +468,7 @@ cleanup:
     if (temp[i] == 1) {
       ARGS(PJRT_Buffer_Destroy, .buffer = argv[i]);
       destroy_error(api, api->PJRT_Buffer_Destroy(&a));
-    } else {
+    } else if (temp[i] != 3) {
       BufferObject *b = (BufferObject *)held[i];
       b->inflight--;
       if (temp[i] == 2 && executed && !b->deleted && pjrt_buffer_is_deleted(api, b->buf)) {
@@ -537,8 +548,8 @@ static PyObject *Executable_get_fingerprint(ExecutableObject *self, void *c) {
 static PyMethodDef Executable_methods[] = {
     {"execute", (PyCFunction)Executable_execute, METH_O,
      "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
-     "arguments; returns at once (asynchronous). Numpy arguments must not be mutated "
-     "until the results are ready."},
+     "arguments; returns at once (asynchronous). Writeable numpy arguments are copied "
+     "during the call, so later writes to them never change the results."},
     {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,
      "serialize() -> bytes: the compiled program, for Client.deserialize_executable on the "
      "same plugin build."},

@@ -22,6 +22,7 @@ array([2., 4.], dtype=float32)
 
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import importlib.util
 import os
@@ -280,6 +281,15 @@ def get_client(platform: str = "cpu") -> Client:
         ])
         _clients[platform] = c
         return c
+
+
+@atexit.register
+def _wait_for_runs() -> None:
+    """At exit, wait for every computation still running (and release the host memory it
+    reads) while the interpreter is alive: XLA's threads must not run while the process
+    tears down, whether or not a client object survives to its finalizer."""
+    for client in list(_clients.values()):
+        client._wait_for_runs()
 
 
 def _available(platform: str) -> bool:
