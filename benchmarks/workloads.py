@@ -55,6 +55,15 @@ def selu_jit(ns):
     return lambda: ns.block(selu(x))
 
 
+@workload("selu_1e6_jit_numpy_input", needs_jit=True, bytes_moved=8_000_000)
+def selu_jit_numpy_input(ns):
+    """selu_1e6_jit called on a NumPy array: xjax copies a writeable NumPy argument (the
+    result must not change when the caller writes the array), JAX aliases it."""
+    x = np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32)
+    selu = ns.jit(_selu(ns.np))
+    return lambda: ns.block(selu(x))
+
+
 @workload("norm_10000x10_eager")
 def norm_eager(ns):
     X = ns.asarray(np.random.default_rng(0).random((10000, 10)).astype(np.float32))
@@ -199,6 +208,22 @@ def mlp_step(ns):
     rng = np.random.default_rng(1)
     x = ns.asarray(rng.standard_normal((128, 784)).astype(np.float32))
     y = ns.asarray(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)])
+    step = ns.jit(ns.transforms.value_and_grad(_mlp_loss(ns.np)))
+
+    def run():
+        value, grads = step(params, x, y)
+        return ns.block(value)
+    return run
+
+
+@workload("mlp_value_and_grad_jit_numpy_batch", needs_jit=True)
+def mlp_step_numpy_batch(ns):
+    """mlp_value_and_grad_jit with the batch as NumPy arrays, as a data loader yields it
+    (400 KB copied per step by xjax, aliased by JAX)."""
+    params = _mlp_params(ns)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
     step = ns.jit(ns.transforms.value_and_grad(_mlp_loss(ns.np)))
 
     def run():
