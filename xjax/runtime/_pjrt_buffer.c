@@ -59,6 +59,10 @@ static int check_alive(BufferObject *self) {
     PyErr_SetString(XlaRuntimeError, "INVALID_ARGUMENT: DeviceBuffer has been deleted");
     return -1;
   }
+  if (self->ptype < 0 || self->ptype >= MAX_PTYPE) { /* PJRT did not say (indexes tables) */
+    PyErr_Format(PyExc_TypeError, "DeviceBuffer of unknown PJRT element type %d", self->ptype);
+    return -1;
+  }
   return 0;
 }
 
@@ -127,6 +131,9 @@ static PyObject *Buffer_get_nbytes(BufferObject *self, void *c) {
   (void)c;
   Py_ssize_t n = buffer_size(self);
   if (n < 0) return NULL;
+  if (self->ptype < 0 || self->ptype >= MAX_PTYPE)
+    return PyErr_Format(PyExc_TypeError, "DeviceBuffer of unknown PJRT element type %d",
+                        self->ptype);
   return PyLong_FromSsize_t(n * ptype_itemsize[self->ptype]);
 }
 

@@ -105,7 +105,12 @@ static PyObject *describe_buffers(FfiList *list) {
       Py_ssize_t count = 1;
       for (int64_t d = 0; d < b->rank; d++) {
         count *= (Py_ssize_t)b->dims[d];
-        PyTuple_SET_ITEM(dims, d, PyLong_FromLongLong(b->dims[d]));
+        PyObject *size = PyLong_FromLongLong(b->dims[d]);
+        if (size == NULL) {
+          Py_DECREF(dims);
+          goto fail;
+        }
+        PyTuple_SET_ITEM(dims, d, size);
       }
       PyObject *mem;
       if (b->data == NULL || count == 0) {
@@ -114,12 +119,12 @@ static PyObject *describe_buffers(FfiList *list) {
       } else {
         mem = PyLong_FromVoidPtr(b->data);
       }
-      item = mem ? Py_BuildValue("(iNN)", b->dtype, mem, dims) : NULL;
-      if (item == NULL) {
-        Py_XDECREF(mem);
+      if (mem == NULL) {
         Py_DECREF(dims);
         goto fail;
       }
+      item = Py_BuildValue("(iNN)", b->dtype, mem, dims); /* takes both, even on failure */
+      if (item == NULL) goto fail;
     }
     PyList_SET_ITEM(out, i, item);
   }
