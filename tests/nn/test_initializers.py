@@ -147,7 +147,7 @@ def test_delta_orthogonal():
         with pytest.raises(NotImplementedError, match="xjax.random.orthogonal"):
             init.delta_orthogonal()(random.PRNGKey(0), (3, 3, 4, 4))
         return
-    out = np.asarray(init.delta_orthogonal()(random.PRNGKey(0), (3, 3, 4, 4)))
+    out = np.array(init.delta_orthogonal()(random.PRNGKey(0), (3, 3, 4, 4)))  # a writeable copy
     centre = out[1, 1]
     np.testing.assert_allclose(centre @ centre.T, np.eye(4), atol=1e-5)
     out[1, 1] = 0
