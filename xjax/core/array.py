@@ -102,13 +102,15 @@ class Array(metaclass=_ArrayMeta):
             npy = self._npy = self._buffer.to_numpy()
         return npy
 
-    def _device_buffer(self):
+    def _device_buffer(self, may_alias: bool = True):
         """A device buffer holding this value (created once, then cached). The host value
-        never changes, so the device may share its memory instead of copying it."""
+        never changes, so the device may share its memory instead of copying it; a buffer
+        to donate must not (``may_alias=False``): Arrays viewing the same host memory must
+        never see XLA's writes."""
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = get_client().buffer_from_numpy(
-                np.ascontiguousarray(self._npy), may_alias=True)
+                np.ascontiguousarray(self._npy), may_alias=may_alias)
         return buffer
 
     # -- attributes --

@@ -54,10 +54,7 @@ class CompiledFunction:
         for i in self.donated:
             x = args[i]
             if type(x) is Array:
-                if x._buffer is None:  # a host value: donate a device copy of it (Arrays
-                    # viewing the same host memory must not see XLA's writes)
-                    x._buffer = get_client().buffer_from_numpy(
-                        np.ascontiguousarray(x._npy), may_alias=False)
+                x._device_buffer(may_alias=False)  # a host value: donate a device copy
                 donated_arrays.append(x)
         values = [_runtime_value(a, aval) for a, aval in zip(args, self.in_avals, strict=True)]
         outs = self.executable.execute(self.const_args + values)

@@ -111,6 +111,7 @@ PyObject *load_plugin(PyObject *mod, PyObject *arg);
 void sweep_pending(ClientObject *c, int wait);
 void wait_for_runs(ClientObject *c);
 void release_buffer(ClientObject *c, PJRT_Buffer *buf, int known_ready);
+void follow_run(ClientObject *c, PJRT_Event *ev);
 int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view /* or NULL */);
 int device_index(ClientObject *c, PyObject *dev);
 

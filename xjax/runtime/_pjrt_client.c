@@ -259,6 +259,15 @@ int add_pending(ClientObject *c, PJRT_Event *ev, Py_buffer *view) {
   return 0;
 }
 
+/* Keeps `ev`, the end of a run, for wait_for_runs (or, with no memory to keep it, waits
+ * for it now). */
+void follow_run(ClientObject *c, PJRT_Event *ev) {
+  if (add_pending(c, ev, NULL) < 0) {
+    PyErr_Clear();
+    destroy_error(c->api, await_and_destroy(c->api, ev));
+  }
+}
+
 /* Destroys `buf`, a DeviceBuffer's PJRT buffer. PJRT keeps the memory until the run
  * computing it is done, but nothing would then wait for that run at exit: when the result
  * is not known to be ready, its ready event joins the pending list first. */
@@ -271,12 +280,10 @@ void release_buffer(ClientObject *c, PJRT_Buffer *buf, int known_ready) {
       PJRT_Event_IsReady_Args r = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE,
                                    .event = a.event};
       err = api->PJRT_Event_IsReady(&r);
-      if (err != NULL || r.is_ready) {
+      if (err != NULL || r.is_ready)
         destroy_event(api, a.event);
-      } else if (add_pending(c, a.event, NULL) < 0) {
-        PyErr_Clear(); /* no memory to track it: wait for it now instead */
-        destroy_error(api, await_and_destroy(api, a.event));
-      }
+      else
+        follow_run(c, a.event);
     }
     destroy_error(api, err);
   }

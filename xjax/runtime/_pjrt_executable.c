@@ -427,10 +427,7 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       goto cleanup;
     }
     executed = 1;
-    if (complete[0] != NULL && add_pending(c, complete[0], NULL) < 0) {
-      PyErr_Clear(); /* no memory to track it: wait for it now instead */
-      destroy_error(api, await_and_destroy(api, complete[0]));
-    }
+    if (complete[0] != NULL) follow_run(c, complete[0]);
   }
   result = PyList_New(nout);
   if (result == NULL) {
