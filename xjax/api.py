@@ -555,6 +555,9 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
 
     if config.xjax_transfer_guards:
         flag_checks.guard_device_put(leaf, device)
+    if may_alias and donate:
+        from xjax.lax.api_helpers import copy_semantics_of  # lax sits above api's imports
+        copy_semantics_of(donate, may_alias)  # JAX's ValueError, as under a trace
     if type(leaf) is Array:
         # An Array's value never changes: the new buffer may share its memory.
         return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True)

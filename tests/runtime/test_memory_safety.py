@@ -168,6 +168,8 @@ def test_may_alias_shares_memory_by_request_only():
     x[0, 0] = 7.0
     assert float(shared[0, 0]) == 7.0  # the caller asked for sharing
     assert float(copied[0, 0]) == 1.0
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True"):
+        xjax.device_put(x, may_alias=True, donate=True)  # as JAX, eagerly too
 
 
 def test_donation_never_writes_memory_other_arrays_share():
