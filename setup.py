@@ -1,4 +1,4 @@
-"""Builds xjax's one C extension, xjax.runtime._pjrt (the PJRT C API binding).
+"""Builds xjax's one C extension, xjax._src.runtime._pjrt (the PJRT C API binding).
 
 Everything else about the package lives in pyproject.toml. The extension is
 compiled against the `pjrt_c_api.h` that ships inside the `xla-cpu-pjrt` wheel
@@ -30,16 +30,16 @@ def _pjrt_include_dir() -> str:
 setup(
     ext_modules=[
         Extension(
-            "xjax.runtime._pjrt",
+            "xjax._src.runtime._pjrt",
             sources=[
-                "xjax/runtime/_pjrt.c",
-                "xjax/runtime/_pjrt_client.c",
-                "xjax/runtime/_pjrt_buffer.c",
-                "xjax/runtime/_pjrt_executable.c",
-                "xjax/runtime/_pjrt_ffi.c",
-                "xjax/runtime/_pjrt_lapack.c",
+                "xjax/_src/runtime/_pjrt.c",
+                "xjax/_src/runtime/_pjrt_client.c",
+                "xjax/_src/runtime/_pjrt_buffer.c",
+                "xjax/_src/runtime/_pjrt_executable.c",
+                "xjax/_src/runtime/_pjrt_ffi.c",
+                "xjax/_src/runtime/_pjrt_lapack.c",
             ],
-            depends=["xjax/runtime/_pjrt.h", "xjax/runtime/_pjrt_ffi.h"],
+            depends=["xjax/_src/runtime/_pjrt.h", "xjax/_src/runtime/_pjrt_ffi.h"],
             include_dirs=[_pjrt_include_dir()],
             libraries=["dl"],
             extra_compile_args=[

@@ -2,7 +2,7 @@
 # tools/sanitize.sh: run xjax's runtime tests against an ASan+UBSan build of the C extension.
 #
 # What it checks
-#   xjax.runtime._pjrt (xjax/runtime/_pjrt*.c, the PJRT C API binding) is rebuilt in a
+#   xjax._src.runtime._pjrt (xjax/_src/runtime/_pjrt*.c, the PJRT C API binding) is rebuilt in a
 #   throwaway copy of the package with AddressSanitizer and UndefinedBehaviorSanitizer
 #   (-fsanitize=address,undefined). The tests then run against that copy, so heap/stack
 #   overflows, use-after-free, double free and undefined behaviour (bad shifts, misaligned
@@ -96,8 +96,8 @@ if (( rc != 0 )); then
   cat "$LOGS/build.log" >&2
   die "sanitized build failed (rc=$rc)"
 fi
-EXT="$(ls "$SRC"/xjax/runtime/_pjrt*.so 2>/dev/null | head -n1)"
-[[ -n "$EXT" ]] || { cat "$LOGS/build.log" >&2; die "build produced no xjax/runtime/_pjrt*.so"; }
+EXT="$(ls "$SRC"/xjax/_src/runtime/_pjrt*.so 2>/dev/null | head -n1)"
+[[ -n "$EXT" ]] || { cat "$LOGS/build.log" >&2; die "build produced no xjax/_src/runtime/_pjrt*.so"; }
 [[ "$(ldd "$EXT")" == *libasan* ]] || die "$EXT is not linked against libasan (CFLAGS ignored?)"
 
 # A pytest plugin (in the temp copy, first on sys.path) that fails the session loudly unless
@@ -114,9 +114,9 @@ def _inside(path):
 
 
 def _check():
-    import xjax.runtime._pjrt as ext
+    import xjax._src.runtime._pjrt as ext
     bad = [(name, getattr(sys.modules.get(name), "__file__", None))
-           for name in ("xjax", "xjax.runtime._pjrt")]
+           for name in ("xjax", "xjax._src.runtime._pjrt")]
     bad = [(n, f) for n, f in bad if f is None or not _inside(f)]
     if bad:
         raise RuntimeError(
@@ -168,11 +168,11 @@ cd "$REPO" || die "cannot cd to $REPO"
 
 # Before the test run: the import resolves to the temp copy.
 where="$(LD_PRELOAD="$PRELOAD" "$PYTHON" -c \
-  'import xjax.runtime._pjrt as m; print(m.__file__)' 2>&1)"
+  'import xjax._src.runtime._pjrt as m; print(m.__file__)' 2>&1)"
 case "$where" in
-  "$SRC"/*) echo "sanitize.sh: xjax.runtime._pjrt comes from $where" ;;
+  "$SRC"/*) echo "sanitize.sh: xjax._src.runtime._pjrt comes from $where" ;;
   *) echo "$where" >&2
-     die "FATAL: xjax.runtime._pjrt does not come from the sanitized copy in $SRC" ;;
+     die "FATAL: xjax._src.runtime._pjrt does not come from the sanitized copy in $SRC" ;;
 esac
 
 echo "sanitize.sh: pytest ${deselect[*]} ${args[*]}"

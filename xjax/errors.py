@@ -1,7 +1,15 @@
-"""``xjax.errors``: JAX's error classes (defined in xjax.core.errors)."""
+"""``xjax.errors``: JAX's error classes (defined in xjax.core.errors).
+"""
 
-from xjax.core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,  # noqa
-                              JAXIndexError, JaxprTypeError, JaxRuntimeError, JAXTypeError,
-                              KeyReuseError, NonConcreteBooleanIndexError,
-                              TracerArrayConversionError, TracerBoolConversionError,
-                              TracerIntegerConversionError, UnexpectedTracerError)
+from xjax._src.core.errors import (  # noqa: F401
+    ConcretizationTypeError as ConcretizationTypeError,
+    InconclusiveDimensionOperation as InconclusiveDimensionOperation,
+    JAXIndexError as JAXIndexError, JAXTypeError as JAXTypeError,
+    JaxRuntimeError as JaxRuntimeError, JaxprTypeError as JaxprTypeError,
+    KeyReuseError as KeyReuseError,
+    NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
+    TracerArrayConversionError as TracerArrayConversionError,
+    TracerBoolConversionError as TracerBoolConversionError,
+    TracerIntegerConversionError as TracerIntegerConversionError,
+    UnexpectedTracerError as UnexpectedTracerError,
+)

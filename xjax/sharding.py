@@ -6,22 +6,13 @@ Shardings in types (``AxisType.Explicit`` propagation through ``jax.typeof``) ar
 tracked.
 """
 
-from xjax.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding,  # noqa: F401
-                                      PartitionSpec, Sharding, SingleDeviceSharding,
-                                      get_abstract_mesh, get_mesh, set_mesh)
-
-
-def make_single_device_sharding(device, *, memory_kind=None):
-    """A ``SingleDeviceSharding`` on ``device``."""
-    return SingleDeviceSharding(device, memory_kind=memory_kind)
-
-
-def reshard(xs, out_shardings):
-    """See ``xjax.reshard``."""
-    from xjax.parallel_api import reshard as _reshard
-    return _reshard(xs, out_shardings)
-
-
-__all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
-           "SingleDeviceSharding", "get_abstract_mesh", "get_mesh", "make_single_device_sharding",
-           "reshard", "set_mesh"]
+from xjax._src.core.sharding_types import (  # noqa: F401
+    AbstractMesh as AbstractMesh, AxisType as AxisType, Mesh as Mesh,
+    NamedSharding as NamedSharding, PartitionSpec as PartitionSpec, Sharding as Sharding,
+    SingleDeviceSharding as SingleDeviceSharding, get_abstract_mesh as get_abstract_mesh,
+    get_mesh as get_mesh, set_mesh as set_mesh,
+)
+from xjax._src.api.sharding import (  # noqa: F401
+    make_single_device_sharding as make_single_device_sharding, reshard as reshard,
+)
+from xjax._src.api.sharding import __all__ as __all__  # noqa: F401

@@ -5,39 +5,11 @@
 {'a': 2, 'b': [3, 4]}
 """
 
-from __future__ import annotations
-
-import dataclasses as _dataclasses
-
-from xjax.tree_util import (  # noqa: F401
-    tree_all as all,
-    tree_broadcast as broadcast,
-    tree_flatten as flatten,
-    tree_flatten_with_path as flatten_with_path,
-    tree_leaves as leaves,
-    tree_leaves_with_path as leaves_with_path,
-    tree_map as map,
-    tree_map_with_path as map_with_path,
-    tree_reduce as reduce,
-    tree_reduce_associative as reduce_associative,
-    tree_structure as structure,
-    tree_transpose as transpose,
-    tree_unflatten as unflatten,
+from xjax._src.api.tree import (  # noqa: F401
+    all as all, broadcast as broadcast, flatten as flatten,
+    flatten_with_path as flatten_with_path, leaves as leaves,
+    leaves_with_path as leaves_with_path, map as map, map_with_path as map_with_path,
+    reduce as reduce, reduce_associative as reduce_associative, static as static,
+    structure as structure, transpose as transpose, unflatten as unflatten,
 )
-
-__all__ = ["all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path",
-           "map", "map_with_path", "reduce", "reduce_associative", "static", "structure",
-           "transpose", "unflatten"]
-
-
-def static(**kwargs):
-    """A ``dataclasses.field`` marked static, for :func:`xjax.tree_util.register_dataclass`.
-
-    Examples
-    --------
-    >>> import dataclasses
-    >>> dataclasses.field(default=1).metadata.get('static'), static(default=1).metadata['static']
-    (None, True)
-    """
-    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
-    return _dataclasses.field(metadata=metadata, **kwargs)
+from xjax._src.api.tree import __all__ as __all__  # noqa: F401

@@ -10,15 +10,7 @@ Examples
 ...     return x * 2
 """
 
-from __future__ import annotations
-
-from typing import Any, Union
-
-import numpy as np
-
-from xjax.core.array import Array
-
-ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
-DTypeLike = Union[str, type[Any], np.dtype]
-
-__all__ = ["ArrayLike", "DTypeLike"]
+from xjax._src.api.typing import (  # noqa: F401
+    ArrayLike as ArrayLike, DTypeLike as DTypeLike,
+)
+from xjax._src.api.typing import __all__ as __all__  # noqa: F401

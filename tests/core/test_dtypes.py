@@ -8,8 +8,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from xjax.core import dtypes
-from xjax.core.config import config
+from xjax._src.core import dtypes
+from xjax._src.core.config import config
 
 TABLE = pathlib.Path(__file__).parent.parent / "data" / "promotion-table.tsv"
 PY_SCALARS = {"int": 1, "float": 1.0, "complex": 1j}

@@ -10,7 +10,7 @@ import pytest
 
 import xjax.tree as xtree
 import xjax.tree_util as tu
-from xjax.core import pytree
+from xjax._src.core import pytree
 
 Point = collections.namedtuple("Point", ["x", "y"])
 

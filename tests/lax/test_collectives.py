@@ -14,7 +14,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import grad, jit, jvp, lax, vmap
-from xjax.testing.check_grads import check_grads
+from xjax._src.testing.check_grads import check_grads
 
 RNG = np.random.default_rng(0)
 

@@ -8,8 +8,8 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
-from xjax.lax.compare import eq_to_p, le_to_p, lt_to_p
+from xjax._src.core import dtypes
+from xjax._src.lax.compare import eq_to_p, le_to_p, lt_to_p
 
 MODES = ["eager", "jit"]
 

@@ -9,7 +9,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 
 MODES = ["eager", "jit"]
 SPECIALS = np.array([1e10, -1e10, np.nan, np.inf, -np.inf, 2.7, -2.7, 300.0], np.float32)

@@ -9,7 +9,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 
 MODES = ["eager", "jit", "xla"]
 

@@ -9,8 +9,8 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.core import dtypes
-from xjax.testing.check_grads import check_grads
+from xjax._src.core import dtypes
+from xjax._src.testing.check_grads import check_grads
 
 MODES = ["eager", "jit", "xla"]
 BF16 = np.dtype(dtypes.bfloat16)

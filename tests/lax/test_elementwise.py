@@ -9,7 +9,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 
 MODES = ["eager", "jit"]
 I32_MIN = np.iinfo(np.int32).min

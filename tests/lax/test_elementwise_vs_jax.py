@@ -6,9 +6,9 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
-from xjax.testing.op_records.elementwise import uniform, with_specials
-from xjax.testing.op_table import BOOL, COMPLEX, FLOATS, INTS, SIGNED
+from xjax._src.core import dtypes
+from op_records.elementwise import uniform, with_specials
+from op_table import BOOL, COMPLEX, FLOATS, INTS, SIGNED
 
 jax = pytest.importorskip("jax")
 

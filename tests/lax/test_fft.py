@@ -10,7 +10,7 @@ import pytest
 import xjax
 from xjax import lax
 
-lax_fft = importlib.import_module("xjax.lax.fft")  # the module (lax.fft is the function)
+lax_fft = importlib.import_module("xjax._src.lax.fft")  # the module (lax.fft is the function)
 
 rng = np.random.default_rng(0)
 

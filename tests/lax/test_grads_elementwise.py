@@ -9,7 +9,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 
 jax = pytest.importorskip("jax")
 jlax = jax.lax

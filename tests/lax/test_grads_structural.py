@@ -13,7 +13,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.testing.check_grads import check_grads
+from xjax._src.testing.check_grads import check_grads
 
 jax = pytest.importorskip("jax")
 jlax = pytest.importorskip("jax.lax")

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import xjax
-from xjax.core import dtypes
-from xjax.core.primitive import BATCH_TODO, registry
-from xjax.core.pytree import tree_leaves
-from xjax.testing.op_table import all_records
+from xjax._src.core import dtypes
+from xjax._src.core.primitive import BATCH_TODO, registry
+from xjax._src.core.pytree import tree_leaves
+from op_table import all_records
 
 RECORDS = all_records()
 BATCH = 3

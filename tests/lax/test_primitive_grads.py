@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import xjax
-from xjax.core import dtypes
-from xjax.core.primitive import JVP_TODO, TRANSPOSE_TODO, Absent, registry
-from xjax.testing.check_grads import check_grads
-from xjax.testing.op_table import all_records
+from xjax._src.core import dtypes
+from xjax._src.core.primitive import JVP_TODO, TRANSPOSE_TODO, Absent, registry
+from xjax._src.testing.check_grads import check_grads
+from op_table import all_records
 
 RECORDS = all_records()
 

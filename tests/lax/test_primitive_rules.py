@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import xjax
-from xjax.core import dtypes
-from xjax.core.primitive import registry
-from xjax.testing.op_table import NO_RECORD, all_records
+from xjax._src.core import dtypes
+from xjax._src.core.primitive import registry
+from op_table import NO_RECORD, all_records
 
 RECORDS = all_records()
 

@@ -6,7 +6,7 @@ import pytest
 
 import xjax
 from xjax import lax
-from xjax.lax import special_numpy
+from xjax._src.lax import special_numpy
 
 MODES = ["eager", "jit"]
 inf, nan = np.inf, np.nan

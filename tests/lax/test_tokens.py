@@ -8,7 +8,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.lax.tokens import Token
+from xjax._src.lax.tokens import Token
 
 
 # -- tokens --

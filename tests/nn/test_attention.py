@@ -7,7 +7,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import nn
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 
 try:
     import jax

@@ -6,8 +6,8 @@ import pytest
 
 import xjax
 from xjax import random
-from xjax.core import dtypes
-from xjax.nn import initializers as init
+from xjax._src.core import dtypes
+from xjax._src.nn import initializers as init
 
 try:
     import jax

@@ -7,7 +7,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core.trace import Tracer
+from xjax._src.core.trace import Tracer
 
 A = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 B = np.array([[2.0, 1.0, -3.0], [1.5, 2.0, 4.0]], np.float32)

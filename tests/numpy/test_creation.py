@@ -9,7 +9,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import errors
-from xjax.core.trace import Tracer
+from xjax._src.core.trace import Tracer
 
 
 def _same(x, expected, dtype=None, weak=False):

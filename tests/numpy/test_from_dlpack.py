@@ -6,7 +6,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core.config import config
+from xjax._src.core.config import config
 
 
 class _Exporter:

@@ -6,7 +6,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int8])

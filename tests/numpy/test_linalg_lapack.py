@@ -8,7 +8,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax.runtime import ffi
+from xjax._src.runtime import ffi
 
 pytestmark = pytest.mark.skipif(ffi.LU_TARGET not in ffi.ffi_targets("cpu"),
                                 reason="NumPy's bundled OpenBLAS was not found")

@@ -10,7 +10,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 from xjax.test_util import check_grads
 
 MODES = ["constant", "edge", "wrap", "reflect", "symmetric", "linear_ramp", "maximum",

@@ -6,7 +6,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 
 needs_linalg = pytest.mark.skipif(not hasattr(jnp, "linalg"),
                                   reason="jnp.linalg is not available yet")

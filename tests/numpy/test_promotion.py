@@ -9,7 +9,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core.config import config
+from xjax._src.core.config import config
 
 TABLE = pathlib.Path(__file__).parent.parent / "data" / "promotion-table.tsv"
 PY_SCALARS = {"int": 1, "float": 1.0, "complex": 1j}

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 
 DTYPES = [np.float32, np.int32, np.int8, np.uint8, np.bool_]
 SHAPES_AXES = [((7,), -1), ((7,), None), ((3, 5), 0), ((3, 5), 1), ((2, 3, 4), 1),

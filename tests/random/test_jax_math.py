@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import xjax
-from xjax.random._jax_math import erf_inv, log1p
+from xjax._src.random._jax_math import erf_inv, log1p
 
 _X = np.concatenate([np.linspace(-1, 1, 200_001, dtype=np.float32),
                      np.float32(1) - np.logspace(-7.2, -1, 2000).astype(np.float32),

@@ -11,8 +11,8 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.runtime import client as client_mod
-from xjax.runtime import compilation_cache as cc
+from xjax._src.runtime import client as client_mod
+from xjax._src.runtime import compilation_cache as cc
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_second_process_loads_from_disk(tmp_path):
     script = textwrap.dedent(f"""
         import json
         import xjax, xjax.numpy as jnp
-        from xjax.runtime import client
+        from xjax._src.runtime import client
         count = [0]
         original = client.Client.compile
         def counting(self, *a, **k):
@@ -150,7 +150,7 @@ def test_foreign_entry_under_another_name_is_not_loaded(cache_dir, compile_count
 
 
 def test_keys_depend_on_x64_options_and_text():
-    client = xjax.runtime.get_client()
+    client = xjax._src.runtime.get_client()
     text = "module @m {}"
     opts = client_mod.compile_options()
     base = cc.cache_key(client, text, opts, "x64=False")
@@ -214,7 +214,7 @@ _ADD_TEXT = """module @m {
 
 
 def test_serialize_and_deserialize_round_trip():
-    client = xjax.runtime.get_client()
+    client = xjax._src.runtime.get_client()
     exe = client.compile(_ADD_TEXT)
     data = exe.serialize()
     assert isinstance(data, bytes) and len(data) > 0
@@ -227,8 +227,8 @@ def test_serialize_and_deserialize_round_trip():
 
 
 def test_deserializing_garbage_raises_xla_error():
-    client = xjax.runtime.get_client()
-    with pytest.raises(xjax.runtime.XlaRuntimeError):
+    client = xjax._src.runtime.get_client()
+    with pytest.raises(xjax._src.runtime.XlaRuntimeError):
         client.deserialize_executable(b"definitely not an executable")
 
 

@@ -6,8 +6,8 @@ import threading
 import numpy as np
 import pytest
 
-from xjax.runtime import XlaRuntimeError, get_client
-from xjax.runtime import ffi
+from xjax._src.runtime import XlaRuntimeError, get_client
+from xjax._src.runtime import ffi
 
 pytestmark = pytest.mark.skipif(ffi.HOST_CALLBACK_TARGET not in ffi.ffi_targets("cpu"),
                                 reason="the CPU plugin has no FFI extension")

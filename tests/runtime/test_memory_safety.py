@@ -17,7 +17,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax.runtime import get_client
+from xjax._src.runtime import get_client
 
 N = 256  # 256x256 float32: 256 KiB, above the runtime's aliasing threshold
 POWER = 33  # _chain computes x ** 33 (32 matmuls)

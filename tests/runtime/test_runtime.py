@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from xjax import runtime as rt
-from xjax.runtime import _dtypes, _pjrt
+from xjax._src import runtime as rt
+from xjax._src.runtime import _dtypes, _pjrt
 
 CLIENT = rt.get_client("cpu")
 
@@ -389,7 +389,7 @@ def test_buffer_on_another_device():
 
 def test_cpu_device_count_from_environment():
     code = (
-        "import numpy as np, xjax.runtime as rt\n"
+        "import numpy as np, xjax._src.runtime as rt\n"
         "d = rt.devices('cpu'); assert [x.id for x in d] == [0, 1, 2], d\n"
         "c = rt.get_client()\n"
         "exe = c.compile(%r, device=d[2])\n"

@@ -8,7 +8,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 import xjax.scipy.linalg as jsl
-from xjax.runtime import ffi
+from xjax._src.runtime import ffi
 
 pytestmark = pytest.mark.skipif(ffi.GEES_TARGET not in ffi.ffi_targets("cpu"),
                                 reason="NumPy's bundled OpenBLAS (gees) was not found")

@@ -7,7 +7,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax.scipy.optimize import OptimizeResults, minimize
-from xjax.scipy.optimize._line_search import line_search
+from xjax._src.scipy.optimize._line_search import line_search
 
 # The algorithm evaluates interpolants that may be NaN (then rejected by their bounds
 # checks); eagerly NumPy warns about them.

@@ -13,7 +13,7 @@ import scipy.signal as ss
 import xjax
 import xjax.numpy as jnp
 from xjax.scipy import signal as xs
-from xjax.scipy._signal_windows import get_window
+from xjax._src.scipy._signal_windows import get_window
 
 
 def _random(rng, shape, dtype=np.float32):

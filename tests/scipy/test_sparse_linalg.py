@@ -12,7 +12,7 @@ import pytest
 import xjax.numpy as jnp
 from xjax import grad, jit, vmap
 from xjax.scipy.sparse import linalg as sla
-from xjax.testing.check_grads import check_grads
+from xjax._src.testing.check_grads import check_grads
 
 SOLVERS = {"cg": sla.cg, "bicgstab": sla.bicgstab, "gmres": sla.gmres,
            "gmres_incremental": partial(sla.gmres, solve_method="incremental")}

@@ -9,7 +9,7 @@ import scipy.special as sps
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 from xjax.scipy import special
 from xjax.test_util import check_grads
 

@@ -7,7 +7,7 @@ import scipy.special as ss
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import errors
+from xjax._src.core import errors
 from xjax.scipy import special
 
 

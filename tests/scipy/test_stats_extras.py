@@ -10,8 +10,8 @@ import scipy.stats as st
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import dtypes
-from xjax.scipy import stats
+from xjax._src.core import dtypes
+from xjax._src.scipy import stats
 from xjax.scipy.stats import gaussian_kde
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

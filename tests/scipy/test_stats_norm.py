@@ -7,7 +7,7 @@ import scipy.stats as st
 
 import xjax
 import xjax.numpy as jnp
-from xjax.core import dtypes
+from xjax._src.core import dtypes
 from xjax.scipy.stats import norm
 
 try:

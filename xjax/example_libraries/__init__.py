@@ -3,3 +3,4 @@
 
     from xjax.example_libraries import optimizers, stax
 """
+

@@ -6,6 +6,8 @@ to primitives with :mod:`xjax.interpreters.ad`, :mod:`xjax.interpreters.batching
 :mod:`xjax.interpreters.mlir`.
 """
 
-from xjax.extend import backend, core, linear_util, random  # noqa: F401
-
-__all__ = ["backend", "core", "linear_util", "random"]
+from xjax.extend import backend as backend  # noqa: F401
+from xjax.extend import core as core  # noqa: F401
+from xjax.extend import linear_util as linear_util  # noqa: F401
+from xjax.extend import random as random  # noqa: F401
+from xjax._src.jax_adapters.extend import __all__ as __all__  # noqa: F401

@@ -6,6 +6,7 @@
 6
 """
 
-from xjax.api_util import StoreException, WrappedFun, wrap_init  # noqa: F401
-
-__all__ = ["StoreException", "WrappedFun", "wrap_init"]
+from xjax._src.transformations.api_util import (  # noqa: F401
+    StoreException as StoreException, WrappedFun as WrappedFun, wrap_init as wrap_init,
+)
+from xjax._src.jax_adapters.extend.linear_util import __all__ as __all__  # noqa: F401

@@ -6,3 +6,7 @@ The public modules of ``jax.interpreters`` are here too: :mod:`~xjax.interpreter
 :mod:`~xjax.interpreters.xla` (``apply_primitive``), for primitives defined with
 :class:`xjax.extend.core.Primitive`.
 """
+
+from xjax.interpreters import batching as batching  # noqa: F401
+from xjax.interpreters import mlir as mlir  # noqa: F401
+from xjax.interpreters import partial_eval as partial_eval  # noqa: F401

@@ -4,38 +4,7 @@
 implementation, as libraries write ``p.def_impl(functools.partial(xla.apply_primitive, p))``.
 """
 
-from __future__ import annotations
-
-from xjax.core.array import Array
-
-__all__ = ["apply_primitive"]
-
-
-def apply_primitive(primitive, *args, **params):
-    """Run ``primitive`` on concrete ``args`` by compiling it alone with XLA (cached by
-    primitive, params and shapes). Returns an Array, or a list with ``multiple_results``.
-
-    Examples
-    --------
-    >>> import functools, xjax
-    >>> from xjax.core import ShapedArray
-    >>> from xjax.extend.core import Primitive
-    >>> from xjax.interpreters import mlir, xla
-    >>> halve_p = Primitive("halve")
-    >>> _ = halve_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
-    >>> _ = halve_p.def_impl(functools.partial(xla.apply_primitive, halve_p))
-    >>> _ = mlir.register_lowering(halve_p, mlir.lower_fun(lambda x: x / 2, False))
-    >>> halve_p.bind(xjax.numpy.arange(3.0))
-    Array([0. , 0.5, 1. ], dtype=float32)
-    """
-    from xjax.interpreters.eval import concrete_operand, run_primitive_with_xla
-    values, avals = [], []
-    for arg in args:
-        value, aval = concrete_operand(arg)
-        values.append(value)
-        avals.append(aval)
-    out_avals = primitive.abstract_eval(*avals, **params)
-    outs = run_primitive_with_xla(primitive, values, avals, params)
-    if primitive.multiple_results:
-        return [Array._from_numpy(o, a) for o, a in zip(outs, out_avals, strict=True)]
-    return Array._from_numpy(outs[0], out_avals)
+from xjax._src.jax_adapters.interpreters_xla import (  # noqa: F401
+    apply_primitive as apply_primitive,
+)
+from xjax._src.jax_adapters.interpreters_xla import __all__ as __all__  # noqa: F401

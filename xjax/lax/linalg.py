@@ -4,42 +4,34 @@
 How each is computed eagerly and under ``jit``, and why: see ``linalg_common``'s docstring.
 """
 
-from xjax.lax.linalg_triangular import (cholesky, cholesky_p, triangular_solve,  # noqa: F401
-                                        triangular_solve_p)
-from xjax.lax.linalg_lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
-                                lu_pivots_to_permutation_p)
-from xjax.lax.linalg_qr import householder_product, qr, qr_p  # noqa: F401
-from xjax.lax.linalg_eigh import EighImplementation, eigh, eigh_p  # noqa: F401
-from xjax.lax.linalg_svd import SvdAlgorithm, svd, svd_p  # noqa: F401
-from xjax.lax.linalg_eig import EigImplementation, eig, eig_p  # noqa: F401
-from xjax.lax.linalg_schur import schur, schur_p  # noqa: F401
-from xjax.lax.linalg_hessenberg import (cholesky_update, hessenberg,  # noqa: F401
-                                        symmetric_product, tridiagonal, tridiagonal_solve)
-
-
-def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None,
-         dynamic_shape=None):
-    """QDWH polar decomposition: not implemented in xjax (``xjax.scipy.linalg.polar``
-    computes the polar decomposition through the SVD)."""
-    raise NotImplementedError("lax.linalg.qdwh is not implemented in xjax; use "
-                              "xjax.scipy.linalg.polar (through the SVD)")
-
-
-def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
-    """``op(Q) @ c`` (``left``) or ``c @ op(Q)`` for ``Q`` given by Householder reflectors, as
-    LAPACK ormqr (``op`` is the conjugate transpose when ``transpose``)."""
-    from xjax import lax as _lax
-    from xjax.lax.linalg_common import mH, matmul, shape
-    from xjax.lax.rules import to_operand
-    a, c = to_operand(a), to_operand(c)
-    m = shape(a)[-2]
-    k = shape(taus)[-1]
-    square = _lax.pad(a, _lax.full((), 0, a.aval.dtype),
-                      [(0, 0, 0)] * (len(shape(a)) - 1) + [(0, m - shape(a)[-1], 0)]) \
-        if shape(a)[-1] < m else _lax.slice_in_dim(a, 0, m, 1, len(shape(a)) - 1)
-    taus_full = _lax.pad(to_operand(taus), _lax.full((), 0, a.aval.dtype),
-                         [(0, 0, 0)] * (len(shape(taus)) - 1) + [(0, m - k, 0)])
-    q = householder_product(square, taus_full)
-    if transpose:
-        q = mH(q)
-    return matmul(q, c) if left else matmul(c, q)
+from xjax._src.higher_order.linalg.eig import (  # noqa: F401
+    EigImplementation as EigImplementation, eig as eig, eig_p as eig_p,
+)
+from xjax._src.higher_order.linalg.eigh import (  # noqa: F401
+    EighImplementation as EighImplementation, eigh as eigh, eigh_p as eigh_p,
+)
+from xjax._src.higher_order.linalg.svd import (  # noqa: F401
+    SvdAlgorithm as SvdAlgorithm, svd as svd, svd_p as svd_p,
+)
+from xjax._src.higher_order.linalg.triangular import (  # noqa: F401
+    cholesky as cholesky, cholesky_p as cholesky_p, triangular_solve as triangular_solve,
+    triangular_solve_p as triangular_solve_p,
+)
+from xjax._src.higher_order.linalg.hessenberg import (  # noqa: F401
+    cholesky_update as cholesky_update, hessenberg as hessenberg,
+    symmetric_product as symmetric_product, tridiagonal as tridiagonal,
+    tridiagonal_solve as tridiagonal_solve,
+)
+from xjax._src.higher_order.linalg.qr import (  # noqa: F401
+    householder_product as householder_product, qr as qr, qr_p as qr_p,
+)
+from xjax._src.higher_order.linalg.lu import (  # noqa: F401
+    lu as lu, lu_p as lu_p, lu_pivots_to_permutation as lu_pivots_to_permutation,
+    lu_pivots_to_permutation_p as lu_pivots_to_permutation_p,
+)
+from xjax._src.higher_order.linalg.api import (  # noqa: F401
+    ormqr as ormqr, qdwh as qdwh,
+)
+from xjax._src.higher_order.linalg.schur import (  # noqa: F401
+    schur as schur, schur_p as schur_p,
+)

@@ -4,20 +4,13 @@
 submodules JAX loads lazily (``xjax.scipy.signal`` etc.) load on first attribute access.
 """
 
-import importlib as _importlib
-
-from xjax.scipy import linalg  # noqa: F401
-from xjax.scipy import special, stats  # noqa: F401
-from xjax.scipy import sparse  # noqa: F401
-
-_LAZY_SUBMODULES = ("interpolate", "ndimage", "signal", "fft", "cluster", "integrate")
-
-
-def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
-        return _importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+from xjax.scipy import cluster as cluster  # noqa: F401
+from xjax.scipy import fft as fft  # noqa: F401
+from xjax.scipy import integrate as integrate  # noqa: F401
+from xjax.scipy import interpolate as interpolate  # noqa: F401
+from xjax.scipy import linalg as linalg  # noqa: F401
+from xjax.scipy import ndimage as ndimage  # noqa: F401
+from xjax.scipy import signal as signal  # noqa: F401
+from xjax.scipy import sparse as sparse  # noqa: F401
+from xjax.scipy import special as special  # noqa: F401
+from xjax.scipy import stats as stats  # noqa: F401

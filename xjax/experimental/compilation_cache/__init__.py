@@ -1,1 +1,3 @@
-"""``xjax.experimental.compilation_cache``: see its ``compilation_cache`` submodule."""
+"""``xjax.experimental.compilation_cache``: see its ``compilation_cache`` submodule.
+"""
+

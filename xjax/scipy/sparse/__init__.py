@@ -1,3 +1,4 @@
-"""``xjax.scipy.sparse``: JAX's ``jax.scipy.sparse`` (its iterative solvers)."""
+"""``xjax.scipy.sparse``: JAX's ``jax.scipy.sparse`` (its iterative solvers).
+"""
 
-from xjax.scipy.sparse import linalg  # noqa: F401
+from xjax.scipy.sparse import linalg as linalg  # noqa: F401

@@ -7,29 +7,7 @@ probability ``p``), shifted by ``loc``.
 Array([0.25, 0.5 , 0.25], dtype=float32)
 """
 
-from __future__ import annotations
-
-from xjax import numpy as jnp
-from xjax.scipy.special import gammaln, xlog1py, xlogy
-from xjax.scipy.stats._common import neg_inf_where, promote_args_inexact
-
-
-def logpmf(k, n, p, loc=0):
-    """The log of :func:`pmf`; ``-inf`` unless ``loc <= k < loc + n + 1``."""
-    k, n, p, loc = promote_args_inexact("binom.logpmf", k, n, p, loc)
-    y = k - loc
-    log_binomial = gammaln(n + 1) - gammaln(y + 1) - gammaln(n - y + 1)
-    log_powers = xlogy(y, p) + xlog1py(n - y, -p)
-    # a certain outcome (no trials, or p at 0 or 1 with y at the matching end) has mass 1
-    # exactly, whatever rounding the gammaln terms carry
-    certain = ((y == 0) & (n == 0)) | (log_powers == 0)
-    log_prob = jnp.where(certain, 0., log_binomial + log_powers)
-    return neg_inf_where(~((k >= loc) & (k < loc + n + 1)), log_prob)
-
-
-def pmf(k, n, p, loc=0):
-    """The probability mass ``P(X = k)``."""
-    return jnp.exp(logpmf(k, n, p, loc))
-
-
-__all__ = ["logpmf", "pmf"]
+from xjax._src.scipy.stats.binom import (  # noqa: F401
+    logpmf as logpmf, pmf as pmf,
+)
+from xjax._src.scipy.stats.binom import __all__ as __all__  # noqa: F401

@@ -7,30 +7,7 @@
 Array([0.5], dtype=float32)
 """
 
-from __future__ import annotations
-
-from xjax import lax
-from xjax import numpy as jnp
-from xjax.scipy.special import gammaln
-from xjax.scipy.stats._common import promote_args_inexact
-
-
-def logpdf(x, beta):
-    """The log of the density ``beta / (2 Gamma(1 / beta)) exp(-|x|**beta)``."""
-    x, beta = promote_args_inexact("gennorm.logpdf", x, beta)
-    return jnp.log(0.5 * beta) - gammaln(1 / beta) - jnp.abs(x) ** beta
-
-
-def pdf(x, beta):
-    """The generalized normal density at ``x``."""
-    return jnp.exp(logpdf(x, beta))
-
-
-def cdf(x, beta):
-    """``P(X <= x) = (1 + sign(x) P(1 / beta, |x|**beta)) / 2`` with ``P`` the regularized
-    lower incomplete gamma function."""
-    x, beta = promote_args_inexact("gennorm.cdf", x, beta)
-    return 0.5 * (1 + jnp.sign(x) * lax.igamma(1 / beta, jnp.abs(x) ** beta))
-
-
-__all__ = ["cdf", "logpdf", "pdf"]
+from xjax._src.scipy.stats.gennorm import (  # noqa: F401
+    cdf as cdf, logpdf as logpdf, pdf as pdf,
+)
+from xjax._src.scipy.stats.gennorm import __all__ as __all__  # noqa: F401

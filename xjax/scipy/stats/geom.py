@@ -7,23 +7,7 @@ success probability ``p``), shifted by ``loc``.
 Array([0.5 , 0.25], dtype=float32)
 """
 
-from __future__ import annotations
-
-from xjax import numpy as jnp
-from xjax.scipy.special import xlog1py
-from xjax.scipy.stats._common import neg_inf_where, promote_args_inexact
-
-
-def logpmf(k, p, loc=0):
-    """The log of :func:`pmf`: ``(k - 1) log(1 - p) + log p``; ``-inf`` for ``k - loc <= 0``."""
-    k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
-    trials = k - loc
-    return neg_inf_where(trials <= 0, xlog1py(trials - 1, -p) + jnp.log(p))
-
-
-def pmf(k, p, loc=0):
-    """The probability mass ``P(X = k)``."""
-    return jnp.exp(logpmf(k, p, loc))
-
-
-__all__ = ["logpmf", "pmf"]
+from xjax._src.scipy.stats.geom import (  # noqa: F401
+    logpmf as logpmf, pmf as pmf,
+)
+from xjax._src.scipy.stats.geom import __all__ as __all__  # noqa: F401

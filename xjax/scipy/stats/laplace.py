@@ -7,28 +7,7 @@
 Array([0.5], dtype=float32)
 """
 
-from __future__ import annotations
-
-from xjax import numpy as jnp
-from xjax.scipy.stats._common import promote_args_inexact, standardize
-
-
-def logpdf(x, loc=0, scale=1):
-    """The log of the density ``exp(-|x - loc| / scale) / (2 scale)``."""
-    x, loc, scale = promote_args_inexact("laplace.logpdf", x, loc, scale)
-    return -(jnp.abs(x - loc) / scale + jnp.log(2 * scale))
-
-
-def pdf(x, loc=0, scale=1):
-    """The Laplace density at ``x``."""
-    return jnp.exp(logpdf(x, loc, scale))
-
-
-def cdf(x, loc=0, scale=1):
-    """``P(X <= x)``: ``exp(z) / 2`` for ``z <= 0``, ``1 - exp(-z) / 2`` above."""
-    x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
-    z = standardize(x, loc, scale)
-    return jnp.where(z <= 0, 0.5 * jnp.exp(z), 1 - 0.5 * jnp.exp(-z))
-
-
-__all__ = ["cdf", "logpdf", "pdf"]
+from xjax._src.scipy.stats.laplace import (  # noqa: F401
+    cdf as cdf, logpdf as logpdf, pdf as pdf,
+)
+from xjax._src.scipy.stats.laplace import __all__ as __all__  # noqa: F401

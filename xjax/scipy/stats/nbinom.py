@@ -7,24 +7,7 @@
 Array([0.5 , 0.25], dtype=float32)
 """
 
-from __future__ import annotations
-
-from xjax import numpy as jnp
-from xjax.scipy.special import gammaln, xlogy
-from xjax.scipy.stats._common import neg_inf_where, promote_args_inexact
-
-
-def logpmf(k, n, p, loc=0):
-    """The log of :func:`pmf`; ``-inf`` below ``loc``."""
-    k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
-    y = k - loc
-    log_binomial = gammaln(y + n) - gammaln(n) - gammaln(y + 1)
-    return neg_inf_where(k < loc, log_binomial + xlogy(n, p) + xlogy(y, 1 - p))
-
-
-def pmf(k, n, p, loc=0):
-    """The probability mass ``P(X = k)``."""
-    return jnp.exp(logpmf(k, n, p, loc))
-
-
-__all__ = ["logpmf", "pmf"]
+from xjax._src.scipy.stats.nbinom import (  # noqa: F401
+    logpmf as logpmf, pmf as pmf,
+)
+from xjax._src.scipy.stats.nbinom import __all__ as __all__  # noqa: F401

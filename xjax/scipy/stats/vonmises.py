@@ -7,29 +7,7 @@ concentration ``kappa`` (centered at 0).
 Array([0.15915512], dtype=float32)
 """
 
-from __future__ import annotations
-
-import math
-
-import numpy as np
-
-from xjax import numpy as jnp
-from xjax.scipy.special import i0e
-from xjax.scipy.stats._common import promote_args_inexact
-
-
-def logpdf(x, kappa):
-    """The log of the density ``exp(kappa cos x) / (2 pi I0(kappa))``, with the exponentially
-    scaled Bessel function so that large ``kappa`` does not overflow; NaN unless
-    ``kappa > 0``."""
-    x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
-    log_density = kappa * (jnp.cos(x) - 1) - jnp.log(2 * math.pi * i0e(kappa))
-    return jnp.where(kappa > 0, log_density, np.nan)
-
-
-def pdf(x, kappa):
-    """The von Mises density at ``x``."""
-    return jnp.exp(logpdf(x, kappa))
-
-
-__all__ = ["logpdf", "pdf"]
+from xjax._src.scipy.stats.vonmises import (  # noqa: F401
+    logpdf as logpdf, pdf as pdf,
+)
+from xjax._src.scipy.stats.vonmises import __all__ as __all__  # noqa: F401

@@ -1,0 +1,155 @@
+"""xjax.sharding: Mesh, PartitionSpec, NamedSharding, SingleDeviceSharding, device_put with
+shardings, set_mesh, reshard (against NumPy and, where installed, JAX on one device)."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
+                           SingleDeviceSharding)
+from xjax._src.core.sharding_types import DuplicateSpecError
+
+P = PartitionSpec
+
+
+def test_partition_spec_basics():
+    assert repr(P("x", None)) == "P('x', None)"
+    assert repr(P("x")) == "P('x',)"
+    assert repr(P()) == "P()"
+    assert P("x") == P(("x",)) and P("x") != P("x", None)
+    assert P(["x", "y"]) == P(("x", "y"))
+    assert len(P("x", None)) == 2 and P(("x", "y"), None)[0] == ("x", "y")
+    assert list(P("x", None)) == ["x", None]
+    assert P("x") + P("y") == P("x", "y") and P("x") + (None,) == P("x", None)
+    assert hash(P("x")) == hash(P(("x",)))
+    assert pickle.loads(pickle.dumps(P("x", ("y", "z")))) == P("x", ("y", "z"))
+    assert P("x", None)._normalized_spec_for_aval(3) == P("x", None, None)
+    assert xjax.P is PartitionSpec
+    assert repr(P("x", unreduced={"y"})) == "P('x', unreduced={'y'})"
+    with pytest.raises(ValueError, match="cannot overlap"):
+        P("x", unreduced={"x"})
+    with pytest.raises(ValueError, match="dangerous"):
+        P("x", unreduced={"y"})[0]
+    with pytest.raises(TypeError):
+        class Sub(PartitionSpec):  # noqa: F841
+            pass
+
+
+def test_mesh_attributes():
+    dev = xjax.devices()[0]
+    mesh = Mesh(np.array([dev]).reshape(1, 1), ("x", "y"))
+    assert mesh.axis_names == ("x", "y")
+    assert mesh.axis_types == (AxisType.Auto, AxisType.Auto)
+    assert dict(mesh.shape) == {"x": 1, "y": 1} and mesh.shape_tuple == (("x", 1), ("y", 1))
+    assert mesh.size == 1 and mesh.axis_sizes == (1, 1) and not mesh.empty
+    assert mesh.devices.shape == (1, 1) and mesh.device_ids.tolist() == [[dev.id]]
+    assert mesh == Mesh(np.array([dev]).reshape(1, 1), ("x", "y"))
+    assert hash(mesh) == hash(Mesh(np.array([dev]).reshape(1, 1), ("x", "y")))
+    assert mesh.abstract_mesh == AbstractMesh((1, 1), ("x", "y"))
+    assert repr(mesh) == ("Mesh(axis_sizes=(1, 1), axis_names=('x', 'y'), "
+                          "axis_types=(Auto, Auto))")
+    assert str(mesh) == "Mesh('x': 1, 'y': 1, axis_types=(Auto, Auto))"
+    assert repr(AxisType.Explicit) == "Explicit"
+    with pytest.raises(ValueError, match="ndim"):
+        Mesh(np.array([dev]), ("x", "y"))
+    with pytest.raises(TypeError, match="AxisType"):
+        Mesh(np.array([dev]), ("x",), axis_types=("Auto",))
+
+
+def test_make_mesh():
+    mesh = xjax.make_mesh((1,), ("x",))
+    assert mesh.axis_types == (AxisType.Explicit,)  # JAX 0.10's default
+    assert mesh.devices.tolist() == [xjax.devices()[0]]
+    n = len(xjax.devices())
+    with pytest.raises(ValueError, match="must be >= the product"):
+        xjax.make_mesh((n + 1,), ("x",))
+    with pytest.raises(ValueError, match="sequence of ints"):
+        xjax.make_mesh((1.5,), ("x",))
+
+
+def test_named_sharding():
+    mesh = AbstractMesh((2, 3), ("x", "y"))
+    s = NamedSharding(mesh, P("x", "y"))
+    assert s.shard_shape((4, 6)) == (2, 2)
+    assert NamedSharding(mesh, P(("x", "y"))).shard_shape((12, 5)) == (2, 5)
+    assert not s.is_fully_replicated and NamedSharding(mesh, P()).is_fully_replicated
+    with pytest.raises(ValueError, match="evenly divide"):
+        s.shard_shape((3, 6))
+    with pytest.raises(ValueError, match="rank at least"):
+        s.shard_shape((4,))
+    with pytest.raises(DuplicateSpecError, match="duplicate entries for `x`"):
+        NamedSharding(mesh, P("x", "x"))
+    with pytest.raises(ValueError, match="not found in mesh"):
+        NamedSharding(mesh, P("z"))
+    assert s == NamedSharding(mesh, P("x", "y")) and s != NamedSharding(mesh, P("x"))
+    assert s.with_spec(P("y")).spec == P("y")
+
+
+def test_named_sharding_devices_indices_map():
+    dev = xjax.devices()[0]
+    mesh = Mesh(np.array([dev]), ("x",))
+    s = NamedSharding(mesh, P("x"))
+    assert s.device_set == {dev} and s.num_devices == 1 and s.is_fully_replicated
+    assert s.addressable_devices == {dev} and s.is_fully_addressable
+    assert s.devices_indices_map((4, 2)) == {dev: (slice(None), slice(None))}
+    assert s.memory_kind == "device"
+    assert s.is_equivalent_to(SingleDeviceSharding(dev), 2)
+
+
+def test_array_sharding_and_device_put():
+    x = jnp.arange(6.0).reshape(2, 3)
+    dev = xjax.devices()[0]
+    assert x.sharding == SingleDeviceSharding(dev)
+    assert repr(x.sharding) == f"SingleDeviceSharding(device={dev!r}, memory_kind=device)"
+    assert x.sharding.shard_shape((2, 3)) == (2, 3)
+    (shard,) = x.addressable_shards
+    np.testing.assert_array_equal(shard.data, np.arange(6.0).reshape(2, 3))
+    assert shard.device == dev and shard.replica_id == 0
+    mesh = xjax.make_mesh((1,), ("x",))
+    y = xjax.device_put(np.arange(4.0), NamedSharding(mesh, P("x")))
+    np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
+    tree = xjax.device_put({"a": np.ones(2), "b": np.zeros(3)},
+                           {"a": NamedSharding(mesh, P()), "b": SingleDeviceSharding(dev)})
+    np.testing.assert_array_equal(np.asarray(tree["b"]), np.zeros(3))
+    with pytest.raises(ValueError, match="rank at least"):
+        xjax.device_put(np.float32(1.0), NamedSharding(mesh, P("x")))
+
+
+def test_set_mesh_and_reshard():
+    assert xjax.sharding.get_mesh().empty
+    mesh = xjax.make_mesh((1,), ("x",))
+    with xjax.set_mesh(mesh):
+        assert xjax.sharding.get_mesh() == mesh
+        assert xjax.sharding.get_abstract_mesh() == mesh.abstract_mesh
+        y = xjax.reshard(jnp.arange(4.0), P("x"))
+        np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
+        z = xjax.jit(lambda v: xjax.reshard(v * 2, P("x")))(jnp.arange(2.0))
+        np.testing.assert_array_equal(np.asarray(z), [0.0, 2.0])
+    assert xjax.sharding.get_mesh().empty
+    with pytest.raises(ValueError, match="requires a mesh"):
+        xjax.reshard(jnp.arange(4.0), P("x"))
+    with pytest.warns(DeprecationWarning):
+        with mesh:
+            assert xjax.sharding.get_mesh() == mesh
+    assert xjax.sharding.get_mesh().empty
+
+
+def test_reprs_match_jax():
+    jax = pytest.importorskip("jax")
+    jmesh = jax.make_mesh((1,), ("x",))
+    mesh = xjax.make_mesh((1,), ("x",))
+    assert repr(mesh) == repr(jmesh) and str(mesh) == str(jmesh)
+    for spec in [("x",), ("x", None), (("x",), None), ()]:
+        assert repr(P(*spec)) == repr(jax.P(*spec))
+        assert (repr(NamedSharding(mesh, P(*spec)))
+                == repr(jax.NamedSharding(jmesh, jax.P(*spec))))
+    assert repr(jnp.ones(2).sharding) == repr(jax.numpy.ones(2).sharding)
+    assert [repr(t) for t in AxisType] == [repr(t) for t in jax.sharding.AxisType]
+    jam = jax.sharding.AbstractMesh((2, 3), ("x", "y"))
+    am = AbstractMesh((2, 3), ("x", "y"))
+    for spec in [("x", "y"), (("y", "x"),), (None, "x")]:
+        assert (NamedSharding(am, P(*spec)).shard_shape((6, 6))
+                == jax.NamedSharding(jam, jax.P(*spec)).shard_shape((6, 6)))

@@ -1,0 +1,125 @@
+"""Devices and host transfers at the top level of ``jax``: ``device_get``, device and
+process counts, ``block_until_ready``, ``live_arrays``, ``clear_caches``."""
+
+from __future__ import annotations
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from xjax._src.core.pytree import tree_leaves as _tree_leaves, tree_map
+from xjax._src.runtime import devices as _devices
+from xjax._src.core.array import Array
+from xjax._src.interpreters import eval as eval_interpreter
+from xjax._src.higher_order import jit_call
+from xjax._src.runtime import default_backend, plugin_version, devices
+from xjax._src.core.version import __version__
+from xjax._src.transformations import jit as api
+from xjax._src.transformations.debug_flags import explicit_device_get
+
+
+def device_get(x):
+    """Copy the arrays of the pytree ``x`` to the host as NumPy arrays (an explicit
+    device-to-host transfer)."""
+    with explicit_device_get():
+        return tree_map(lambda leaf: np.asarray(leaf) if hasattr(leaf, "__array__") else leaf,
+                        x)
+
+
+def clear_caches():
+    """Forget every compiled executable and traced jaxpr."""
+    api._caches.clear()
+    api._strong_caches.clear()
+    jit_call._impl_cache.clear()
+    jit_call._derived_cache.clear()
+    eval_interpreter._xla_primitive_cache.clear()
+
+
+def effects_barrier():
+    """Wait for every dispatched computation (results are awaited when read)."""
+
+
+def process_count() -> int:
+    return 1
+
+
+def process_index() -> int:
+    return 0
+
+
+def process_indices():
+    return [0]
+
+
+host_count = process_count
+
+
+host_id = process_index
+
+
+host_ids = process_indices
+
+
+def default_device():
+    return devices()[0]
+
+
+def print_environment_info(return_string: bool = False):
+    import platform
+    import sys
+
+    text = (f"xjax:    {__version__}\nnumpy:   {np.__version__}\n"
+            f"python:  {sys.version}\nplatform: {platform.platform()}\n"
+            f"backend: {default_backend()} ({plugin_version()})\n")
+    if return_string:
+        return text
+    print(text)
+
+
+def live_arrays(platform=None):
+    """The arrays alive in this process that hold data (not deleted, not tracers).
+
+    xjax keeps no registry of arrays (a registry would cost every eager operation a
+    weak reference); it finds them among the objects the garbage collector tracks,
+    which every ``Array`` is. ``platform`` names a backend (``"cpu"``).
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> x = jnp.arange(3.0)
+    >>> any(a is x for a in xjax.live_arrays())
+    True
+    """
+    import gc
+
+    if platform is not None:
+        devices(platform)  # raises JAX's RuntimeError for an unknown or absent backend
+    return [obj for obj in gc.get_objects() if type(obj) is Array and not obj.is_deleted()]
+
+
+def local_devices(process_index=None, backend=None):
+    """The devices of this process."""
+    return _devices(backend)
+
+
+def device_count(backend=None) -> int:
+    return len(_devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return len(_devices(backend))
+
+
+def block_until_ready(x):
+    """Wait until every array in the pytree ``x`` is computed; return ``x``."""
+    for leaf in _tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x
+
+
+__all__ = ["device_get", "clear_caches", "effects_barrier", "process_count", "process_index",
+           "process_indices", "host_count", "host_id", "host_ids", "default_device",
+           "print_environment_info", "live_arrays", "local_devices", "device_count",
+           "local_device_count", "block_until_ready"]

@@ -1,0 +1,1 @@
+"""``xjax.experimental.compilation_cache``: see its ``compilation_cache`` submodule."""

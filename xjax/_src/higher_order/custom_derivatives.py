@@ -1,0 +1,522 @@
+"""Primitives behind ``custom_jvp``, ``custom_vjp`` and ``checkpoint``.
+
+- ``custom_jvp_call`` holds the primal function's jaxpr and the user's jvp function (a
+  hashable Python callable param). Evaluated or staged, it is the primal; under a JVP trace
+  its rule calls the user's jvp.
+- ``custom_vjp_call`` holds the primal jaxpr, ``fwd`` and ``bwd``. Its jvp rule runs ``fwd``
+  and returns as tangent a ``custom_lin`` application: linear in the tangents, staged by
+  linearize, and transposed by calling ``bwd``. Forward mode alone reaches ``custom_lin``'s
+  impl, which raises JAX's error.
+- ``checkpoint`` (remat) holds a jaxpr; its partial evaluation keeps only the inputs as
+  residuals, so the backward pass recomputes the forward intermediates.
+"""
+
+from __future__ import annotations
+
+from xjax._src.core.ad_util import UndefinedPrimal, Zero, get_aval, tangent_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from xjax._src.core.primitive import NONLINEAR, Absent
+from xjax._src.higher_order.primitive import ALL_UNKNOWN, HigherOrderPrimitive
+from xjax._src.core.pytree import tree_flatten, tree_unflatten
+from xjax._src.core.trace import set_current_trace
+from xjax._src.higher_order.jit_call import _derived, _trace_flat
+from xjax._src.lax.ad_rules import instantiate, zeros_like_aval
+from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
+from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body
+from xjax._src.core.jaxpr import JaxprEqn, Var
+from xjax._src.lowering.stablehlo import aval_type
+from xjax._src.interpreters.batching import batch_flat
+from xjax._src.higher_order.jit_call import _jit_partial_eval
+from xjax._src.interpreters.jvp import jvp_flat
+from xjax._src.interpreters.partial_eval import (dce_eqns, partial_eval_jaxpr, everything_saveable,
+                                                 nothing_saveable, partial_eval_jaxpr_policy)
+from xjax._src.interpreters.staging import StagingTrace
+from xjax._src.interpreters.transpose import backward_pass, is_undefined
+
+
+def _call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return call_jaxpr.out_avals
+
+
+def _call_impl(*values, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return eval_jaxpr(call_jaxpr.jaxpr, [], *values)
+
+
+def _call_lower(ctx, *operands, call_jaxpr: ClosedJaxpr, num_consts, **_):
+    return lower_jaxpr_body(ctx.builder, call_jaxpr.jaxpr, [], list(operands))
+
+
+def _check_const_tangents(tangents, num_consts, kind):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise TypeError(f"Detected differentiation of a {kind} function with respect to a "
+                        f"closed-over value. That isn't supported because the custom rule "
+                        f"only specifies how to differentiate the {kind} function with "
+                        "respect to explicit input parameters. Pass the value as an "
+                        "argument instead of closing over it.")
+
+
+def _inline_batch(trace, vals, dims, call_jaxpr):
+    """Batch by evaluating the primal body under the vmap (drops the custom rule)."""
+    return batch_flat(lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, [], *xs), vals, dims,
+                      trace.axis_name, trace.axis_size)
+
+
+# -- custom_jvp --
+
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    _check_const_tangents(tangents, num_consts, "custom_jvp")
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    if not symbolic_zeros:
+        tangents = [instantiate(t) for t in tangents]
+    primal_out, tangent_out = jvp(list(primals), list(tangents))
+    return list(primal_out), list(tangent_out)
+
+
+def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts):
+    """The primal body vmapped over the leading axis of ``args`` (consts unbatched), as a
+    closed jaxpr and the extra leading operands it takes."""
+    size, name = trace.axis_size, trace.axis_name
+    n = len(args)
+
+    def make():
+        def batched(*xs):
+            cs, ys = xs[:num_consts], xs[num_consts:]
+            outs, out_dims = batch_flat(
+                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, [0] * n, name,
+                size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+        return _trace_flat(batched, [get_aval(v) for v in list(consts) + args], kind)
+
+    return _derived(kind + "_batch", call_jaxpr, (name, size, num_consts), make)
+
+
+def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_consts, params,
+                       batched_params):
+    """Batch a custom-derivative call keeping its rule: rebind with the vmapped body and
+    the params ``batched_params(axis_name, n_args)`` gives (rules vmapped over operands
+    whose batch axes are moved first). Batched closed-over values inline the body."""
+    if all(d is not_mapped for d in dims):
+        outs = primitive.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts, **params)
+        return outs, [not_mapped] * len(outs)
+    if any(d is not not_mapped for d in dims[:num_consts]):
+        return _inline_batch(trace, vals, dims, call_jaxpr)
+    size = trace.axis_size
+    consts = list(vals[:num_consts])
+    args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
+                                                       strict=True)]
+    closed, extra = _batched_body(kind, trace, call_jaxpr, consts, args, num_consts)
+    outs = primitive.bind(*extra, *consts, *args, call_jaxpr=closed,
+                          num_consts=len(extra) + num_consts,
+                          **batched_params(trace.axis_name, len(args)))
+    return outs, [0] * len(outs)
+
+
+def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    from xjax._src.transformations.vmap import vmap  # transformations is a higher layer than higher_order
+
+    def batched_params(name, n):
+        def batched_jvp(primals, tangents):
+            tangents = [instantiate(t) for t in tangents]
+            out = vmap(lambda *a: _pair(jvp(list(a[:n]), list(a[n:]))), axis_name=name)(
+                *primals, *tangents)
+            return out[0], out[1]
+        return {"jvp": batched_jvp, "symbolic_zeros": False}
+
+    return _batch_custom_call("custom_jvp", custom_jvp_call_p, trace, vals, dims, call_jaxpr,
+                              num_consts, {"jvp": jvp, "symbolic_zeros": symbolic_zeros},
+                              batched_params)
+
+
+def _pair(result):
+    primal_out, tangent_out = result
+    return list(primal_out), [instantiate(t) for t in tangent_out]
+
+
+custom_jvp_call_p = HigherOrderPrimitive(
+    "custom_jvp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
+    jvp=_custom_jvp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_jvp_batch),
+    multiple_results=True, hidden_params=(("jvp", ...), ("symbolic_zeros", False)),
+    partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
+
+
+# -- custom_vjp --
+
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+    _check_const_tangents(tangents, num_consts, "custom_vjp")
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    outs, residuals = fwd(list(primals))
+    flat_res, res_tree = tree_flatten(residuals)
+    tangents = [instantiate(t) for t in tangents]
+    out_avals = tuple(tangent_aval(get_aval(o)) for o in outs)
+    in_avals = tuple(tangent_aval(get_aval(p)) for p in primals)
+    tangent_outs = custom_lin_p.bind(*flat_res, *tangents, num_res=len(flat_res),
+                                     res_tree=res_tree, bwd=bwd, out_avals=out_avals,
+                                     in_avals=in_avals, out_tree=out_tree)
+    return list(outs), list(tangent_outs)
+
+
+def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+    """vmap keeps the custom rule (so ``grad(vmap(f))`` runs the user's bwd): a vmapped fwd
+    (outputs and residuals batched first) and a vmapped bwd."""
+    from xjax._src.transformations.vmap import vmap  # transformations is a higher layer than higher_order
+
+    def batched_params(name, n):
+        def batched_fwd(primals):
+            return vmap(lambda *a: _fwd_pair(fwd(list(a))), axis_name=name)(*primals)
+
+        def batched_bwd(residuals, cts):
+            return vmap(lambda r, c: tuple(bwd(r, c)), axis_name=name)(residuals, cts)
+        return {"fwd": batched_fwd, "bwd": batched_bwd, "out_tree": out_tree}
+
+    return _batch_custom_call("custom_vjp", custom_vjp_call_p, trace, vals, dims, call_jaxpr,
+                              num_consts, {"fwd": fwd, "bwd": bwd, "out_tree": out_tree},
+                              batched_params)
+
+
+def _fwd_pair(result):
+    outs, residuals = result
+    return list(outs), residuals
+
+
+custom_vjp_call_p = HigherOrderPrimitive(
+    "custom_vjp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
+    jvp=_custom_vjp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_vjp_batch),
+    multiple_results=True, hidden_params=(("fwd", ...), ("bwd", ...), ("out_tree", ...)),
+    partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
+
+
+def _custom_lin_abstract_eval(*avals, num_res, res_tree, bwd, out_avals, in_avals, out_tree):
+    return list(out_avals)
+
+
+def _custom_lin_impl(*args, **params):
+    """custom_lin only runs (eagerly, compiled or batched) when a custom_vjp function's
+    tangents are asked for, not transposed: forward mode, which JAX refuses."""
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *operands, num_res, res_tree, bwd, out_avals, in_avals,
+                          out_tree):
+    residuals = tree_unflatten(res_tree, operands[:num_res])
+    cts = [zeros_like_aval(a) if type(c) is Zero else c
+           for c, a in zip(cts, out_avals, strict=True)]
+    result = bwd(residuals, tree_unflatten(out_tree, cts))
+    if not isinstance(result, (tuple, list)):
+        raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
+                        f"primal input, but got {type(result).__name__}.")
+    flat, tree = tree_flatten(tuple(result), is_leaf=lambda x: x is None)
+    if len(flat) != len(in_avals):
+        raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
+                        f"(pytree) structure as the args tuple of the primal function, and in "
+                        f"particular must produce a tuple of length equal to the number of "
+                        f"arguments to the primal function, but got bwd output structure "
+                        f"{tree} for {len(in_avals)} primal inputs.")
+    out = []
+    for c, aval in zip(flat, in_avals, strict=True):
+        if c is None:
+            out.append(Zero(aval))
+            continue
+        c_aval = get_aval(c)
+        if c_aval.shape != aval.shape:
+            raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
+                             f"shape/dtypes as the args tuple of the primal function, but got "
+                             f"a cotangent of shape {c_aval.shape} for a primal input of "
+                             f"shape {aval.shape}.")
+        out.append(c)
+    return [None] * num_res + out
+
+
+custom_lin_p = HigherOrderPrimitive(
+    "custom_lin", abstract_eval=_custom_lin_abstract_eval, impl=_custom_lin_impl,
+    lower=_custom_lin_impl,
+    jvp=Absent("the tangent map of a custom_vjp function has no jvp of its own"),
+    transpose=_custom_lin_transpose,
+    batch=_custom_lin_impl,
+    multiple_results=True,
+    partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
+
+
+# -- checkpoint (remat) --
+
+# Params: ``jaxpr``; ``policy`` (None: save nothing); ``prevent_cse`` (a bool, or one bool
+# per operand); ``differentiated`` (True for the checkpoint partial evaluation stages into
+# the backward pass: its lowering puts the ``prevent_cse`` operands through an optimization
+# barrier so that XLA cannot share the recomputation with the forward pass, as in JAX).
+
+def _cse_select(prevent_cse, keep):
+    """``prevent_cse`` of a checkpoint taking the operands where ``keep`` is True."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(f for f, k in zip(prevent_cse, keep, strict=True) if k)
+
+
+def _cse_extend(prevent_cse, before=(), after=()):
+    """``prevent_cse`` of a checkpoint taking operands ``before`` + these + ``after``."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    return tuple(before) + tuple(prevent_cse) + tuple(after)
+
+
+def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, **params):
+    return jaxpr.out_avals
+
+
+def _remat_impl(*values, jaxpr: ClosedJaxpr, **params):
+    return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *values)
+
+
+def _remat_lower(ctx, *operands, jaxpr: ClosedJaxpr, prevent_cse, differentiated, **params):
+    operands = list(operands)
+    flags = ((prevent_cse,) * len(operands) if isinstance(prevent_cse, bool)
+             else prevent_cse)
+    guarded = [i for i, f in enumerate(flags) if f] if differentiated else []
+    if guarded:
+        outs = ctx.builder.op("stablehlo.optimization_barrier", [operands[i] for i in guarded],
+                              [aval_type(ctx.avals_in[i]) for i in guarded])
+        for i, out in zip(guarded, outs, strict=True):
+            operands[i] = out
+    return lower_jaxpr_body(ctx.builder, jaxpr.jaxpr, [], operands)
+
+
+def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse, **params):
+    nonzero = tuple(type(t) is not Zero for t in tangents)
+    n = len(primals)
+
+    def make():
+        in_avals = [get_aval(p) for p in primals]
+        t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+        out_nonzero = []
+
+        def jvp_fun(*args):
+            ps, ts_iter = args[:n], iter(args[n:])
+            ts = [next(ts_iter) if nz else Zero(tangent_aval(a))
+                  for a, nz in zip(in_avals, nonzero, strict=True)]
+            outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, [], *xs), ps, ts)
+            out_nonzero.extend(type(t) is not Zero for t in out_ts)
+            return list(outs) + [t for t in out_ts if type(t) is not Zero]
+
+        closed, consts = _trace_flat(jvp_fun, in_avals + t_avals, "checkpoint")
+        return closed, consts, tuple(out_nonzero)
+
+    closed, consts, out_nonzero = _derived("remat_jvp", jaxpr, nonzero, make)
+    cse = _cse_extend(prevent_cse, (False,) * len(consts), (True,) * sum(nonzero))
+    outs = checkpoint_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
+                             jaxpr=closed, prevent_cse=cse, **params)
+    n_out = len(jaxpr.out_avals)
+    t_iter = iter(outs[n_out:])
+    return outs[:n_out], [next(t_iter) if nz else Zero(tangent_aval(a))
+                          for a, nz in zip(jaxpr.out_avals, out_nonzero, strict=True)]
+
+
+def _restrict_outputs(jaxpr: ClosedJaxpr, keep) -> ClosedJaxpr:
+    inner = jaxpr.jaxpr
+    return ClosedJaxpr(Jaxpr([], inner.invars, [v for v, k in zip(inner.outvars, keep,
+                                                                   strict=True) if k],
+                             inner.eqns), [])
+
+
+def _remat_partial_eval(trace, args, params):
+    """Known outputs now, unknown ones staged as a checkpoint whose residuals are what the
+    policy saves. ``nothing_saveable`` (the default) stages the whole body, its residuals
+    being the known inputs; ``everything_saveable`` splits like ``jit``; any other policy
+    goes through :func:`partial_eval_jaxpr_policy`."""
+    policy = params["policy"]
+    if policy is None or policy is nothing_saveable:
+        return _remat_partial_eval_nothing_saved(trace, args, params)
+    if policy is everything_saveable:
+        return _jit_partial_eval(trace, args, {"jaxpr": params["jaxpr"], "name": "checkpoint"})
+    return _remat_partial_eval_policy(trace, args, params)
+
+
+def _remat_partial_eval_nothing_saved(trace, args, params):
+    """Known outputs now; the unknown ones staged as a checkpoint of the whole body, whose
+    residuals are only its known inputs: the backward pass recomputes the rest."""
+    jaxpr = params["jaxpr"]
+    unknowns = tuple(trace.is_unknown(x) for x in args)
+    out_unknowns = _derived("remat_pe", jaxpr, unknowns,
+                            lambda: partial_eval_jaxpr(jaxpr.jaxpr, unknowns)[2])
+    unknown_part = _derived("remat_unknown", jaxpr, unknowns,
+                            lambda: _restrict_outputs(jaxpr, out_unknowns))
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        if any(not u for u in out_unknowns):
+            known_outs = _known_outputs(jaxpr, unknowns, known_args, out_unknowns)
+        else:
+            known_outs = []
+    unknown_outs = StagingTrace.process_primitive(
+        trace, checkpoint_p, list(args),
+        {**params, "jaxpr": unknown_part, "differentiated": True})
+    k_iter, u_iter = iter(known_outs), iter(unknown_outs)
+    return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
+
+
+def _known_outputs(jaxpr, unknowns, known_args, out_unknowns):
+    """The known outputs alone (the residuals the split would save are not computed)."""
+
+    def make():
+        known, _, _, n_res = partial_eval_jaxpr(jaxpr.jaxpr, unknowns)
+        outs = known.outvars[:len(known.outvars) - n_res]
+        return Jaxpr([], known.invars, outs, dce_eqns(known.eqns, outs)[0])
+
+    known = _derived("remat_known_jaxpr", jaxpr, tuple(unknowns), make)
+    return eval_jaxpr(known, [], *known_args)
+
+
+def _policy_split(jaxpr: ClosedJaxpr, unknowns, policy):
+    """``partial_eval_jaxpr_policy`` of the body, memoized per (unknowns, policy) when the
+    policy is hashable."""
+    if not callable(policy):
+        raise TypeError(f"checkpoint policy must be a callable (one of "
+                        f"jax.checkpoint_policies or a function of a primitive, its input "
+                        f"avals and params), got {policy!r} of type {type(policy).__name__}")
+
+    def make():
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr_policy(
+            jaxpr.jaxpr, unknowns, policy)
+        return known, ClosedJaxpr(unknown, []), out_unknowns, n_res
+
+    try:
+        hash(policy)
+    except TypeError:
+        return make()
+    return _derived("remat_policy_pe", jaxpr, (tuple(unknowns), policy), make)
+
+
+def _remat_partial_eval_policy(trace, args, params):
+    unknowns = tuple(trace.is_unknown(x) for x in args)
+    known, unknown, out_unknowns, n_res = _policy_split(params["jaxpr"], unknowns,
+                                                        params["policy"])
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = eval_jaxpr(known, [], *known_args)
+    n_known = len(known_outs) - n_res
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    cse = _cse_extend(_cse_select(params["prevent_cse"], unknowns), before=(True,) * n_res)
+    unknown_outs = StagingTrace.process_primitive(
+        trace, checkpoint_p, [*known_outs[n_known:], *unknown_args],
+        {**params, "jaxpr": unknown, "prevent_cse": cse, "differentiated": True})
+    k_iter, u_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(u_iter) if u else next(k_iter) for u in out_unknowns]
+
+
+def _remat_partial_eval_jaxpr(eqn, unknowns):
+    """Split a checkpoint equation of a jaxpr: a known checkpoint computing the known outputs
+    and the residuals the policy saves, and an unknown one recomputing the rest (a residual
+    that is a known input is passed as that input)."""
+    jaxpr, policy = eqn.params["jaxpr"], eqn.params["policy"]
+    known, unknown, out_unknowns, n_res = _policy_split(jaxpr, tuple(unknowns),
+                                                        policy or nothing_saveable)
+    known_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if not u]
+    forwarded = dict(zip(known.invars, known_invars, strict=True))
+    res_vars = known.outvars[len(known.outvars) - n_res:]
+    residuals = [forwarded[v] if v in forwarded else Var(v.aval) for v in res_vars]
+    computed = [(v, r) for v, r in zip(res_vars, residuals, strict=True) if v not in forwarded]
+    known_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if not u]
+    known_body = Jaxpr([], known.invars, known.outvars[:len(known_outvars)] +
+                       [v for v, _ in computed], known.eqns)
+    cse = eqn.params["prevent_cse"]
+    known_eqn = JaxprEqn(checkpoint_p, known_invars, known_outvars + [r for _, r in computed],
+                         {**eqn.params, "jaxpr": ClosedJaxpr(known_body, []),
+                          "prevent_cse": _cse_select(cse, [not u for u in unknowns])})
+    unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
+    unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if u]
+    unknown_eqn = JaxprEqn(checkpoint_p, residuals + unknown_invars, unknown_outvars,
+                           {**eqn.params, "jaxpr": unknown, "differentiated": True,
+                            "prevent_cse": _cse_extend(_cse_select(cse, unknowns),
+                                                       before=(True,) * n_res)})
+    return known_eqn, unknown_eqn, out_unknowns, residuals
+
+
+def _remat_transpose(cts, *operands, jaxpr: ClosedJaxpr, prevent_cse, **params):
+    """A checkpoint of the transposed body (as in JAX, so that the recomputation stays
+    behind the ``prevent_cse`` barrier when compiled): it recomputes the non-linear part of
+    the body from the known operands, then transposes the linear part."""
+    undefined = tuple(is_undefined(o) for o in operands)
+    defined = [o for o, u in zip(operands, undefined, strict=True) if not u]
+    ct_avals = tuple(None if type(c) is Zero else get_aval(c) for c in cts)
+    op_avals = tuple(o.aval if u else get_aval(o) for o, u in zip(operands, undefined,
+                                                                   strict=True))
+
+    def make():
+        zero_results = []
+
+        def transposed(*args):
+            results = _transpose_body(jaxpr, undefined, op_avals, ct_avals, args)
+            zero_results.extend(type(r) is Zero for r in results)
+            return [r for r in results if type(r) is not Zero]
+
+        in_avals = [a for a, u in zip(op_avals, undefined, strict=True) if not u]
+        closed, consts = _trace_flat(transposed, in_avals + [a for a in ct_avals if a],
+                                     "checkpoint")
+        return closed, consts, tuple(zero_results)
+
+    closed, consts, zero_results = _derived("remat_transpose", jaxpr,
+                                            (undefined, ct_avals, op_avals), make)
+    nonzero_cts = [c for c in cts if type(c) is not Zero]
+    cse = _cse_extend(_cse_select(prevent_cse, [not u for u in undefined]),
+                      (False,) * len(consts), (True,) * len(nonzero_cts))
+    outs = iter(checkpoint_p.bind(*consts, *defined, *nonzero_cts, jaxpr=closed,
+                                  prevent_cse=cse, **{**params, "differentiated": True})
+                if len(zero_results) > sum(zero_results) else [])
+    results = iter(Zero(a) if z else next(outs) for a, z in zip(
+        [a for a, u in zip(op_avals, undefined, strict=True) if u], zero_results, strict=True))
+    return [next(results) if u else None for u in undefined]
+
+
+def _transpose_body(jaxpr, undefined, op_avals, ct_avals, args):
+    """Cotangents of the undefined operands (Zero where none reaches them), from ``args``:
+    the defined operands, then the non-zero output cotangents."""
+    known, linear, out_linear, n_res = _derived(
+        "remat_transpose_split", jaxpr, undefined,
+        lambda: _split_for_transpose(jaxpr, undefined))
+    n_defined = len(undefined) - sum(undefined)
+    residuals = eval_jaxpr(known, [], *args[:n_defined])
+    ct_iter = iter(args[n_defined:])
+    cts = [Zero(tangent_aval(o)) if a is None else next(ct_iter)
+           for a, o in zip(ct_avals, jaxpr.out_avals, strict=True)]
+    linear_cts = [c for c, lin in zip(cts, out_linear, strict=True) if lin]
+    linear_args = [UndefinedPrimal(a) for a, u in zip(op_avals, undefined, strict=True) if u]
+    results = backward_pass(linear, [], [*residuals, *linear_args], linear_cts)
+    return results[n_res:]
+
+
+def _split_for_transpose(jaxpr: ClosedJaxpr, undefined):
+    """``(known, linear, out_linear, n_res)``: ``known`` maps the defined operands to the
+    residuals only (no dead primal outputs), ``linear`` maps residuals and the undefined
+    operands to the linear outputs."""
+    known, linear, out_linear, n_res = partial_eval_jaxpr(jaxpr.jaxpr, undefined)
+    res_out = known.outvars[len(known.outvars) - n_res:]
+    eqns, _ = dce_eqns(known.eqns, res_out)
+    return Jaxpr([], known.invars, res_out, eqns), linear, out_linear, n_res
+
+
+def _remat_batch(trace, vals, dims, *, jaxpr: ClosedJaxpr, prevent_cse, **params):
+    """Batch the body under this vmap and checkpoint the batched body."""
+    size, name = trace.axis_size, trace.axis_name
+    moved = [bdim_at_front(v, d, size) for v, d in zip(vals, dims, strict=True)]
+
+    def make():
+        def batched(*xs):
+            outs, out_dims = batch_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, [], *ys), xs,
+                                        [0] * len(xs), name, size)
+            return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+        return _trace_flat(batched, [get_aval(m) for m in moved], "checkpoint")
+
+    closed, consts = _derived("remat_batch", jaxpr, (name, size), make)
+    if consts:  # constants the batched body needs become leading operands
+        closed = ClosedJaxpr(closed.jaxpr, [])
+    outs = checkpoint_p.bind(*consts, *moved, jaxpr=closed,
+                             prevent_cse=_cse_extend(prevent_cse, (False,) * len(consts)),
+                             **params)
+    return outs, [0] * len(outs)
+
+
+
+
+checkpoint_p = HigherOrderPrimitive(
+    "checkpoint", abstract_eval=_remat_abstract_eval, impl=_remat_impl, lower=_remat_lower,
+    jvp=_remat_jvp, transpose=_remat_transpose, batch=NeedsTrace(_remat_batch),
+    multiple_results=True,
+    partial_eval=_remat_partial_eval, partial_eval_jaxpr=_remat_partial_eval_jaxpr)
+
+

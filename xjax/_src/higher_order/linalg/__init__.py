@@ -1,0 +1,1 @@
+"""xjax._src.higher_order.linalg"""

@@ -1,0 +1,134 @@
+"""The root interpreter: runs each primitive eagerly.
+
+On the CPU it calls the primitive's NumPy ``impl`` (no compilation, low overhead). With
+``config.xjax_eager_via_xla`` (and on non-CPU devices, later) it runs the primitive compiled
+alone by XLA, cached by primitive, params and avals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.core import dtypes, errors
+from xjax._src.core.array import Array, frozen_value
+from xjax._src.core.avals import ShapedArray, python_scalar_aval
+from xjax._src.core.config import config
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.primitive import Absent
+from xjax._src.core.trace import Trace, Tracer, set_root_trace
+
+
+def concrete_operand(x):
+    """(NumPy value, aval) of a concrete operand: an Array, a NumPy value or a Python scalar."""
+    if type(x) is Array:
+        npy = x._npy
+        return (npy if npy is not None else x._value()), x._aval
+    if isinstance(x, Tracer):
+        raise errors.UnexpectedTracerError(
+            f"Encountered an unexpected tracer: {x}. A function transformed by JAX had a side "
+            "effect: it stored a traced value where it outlived the transformation (a global, "
+            "a closure, an attribute), and the value was used after the transformation "
+            "ended. Return the value from the transformed function instead.")
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        aval = python_scalar_aval(x)
+        return np.asarray(x, aval.dtype), aval
+    npy = np.asarray(x)
+    dtype = dtypes.canonicalize_dtype(npy.dtype)
+    if npy.dtype != dtype:
+        npy = npy.astype(dtype)
+    return frozen_value(npy, x), ShapedArray(npy.shape, dtype, False)
+
+
+_new_array = object.__new__
+
+
+class EvalTrace(Trace):
+    """Evaluates primitives on concrete values."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive, args, params):
+        if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
+            values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
+        else:
+            values, avals = [], []
+            for x in args:
+                if type(x) is Array and x._npy is not None:
+                    values.append(x._npy)
+                    avals.append(x._aval)
+                else:
+                    npy, aval = concrete_operand(x)
+                    values.append(npy)
+                    avals.append(aval)
+        out_aval = (primitive.abstract_eval(*avals, **params) if params
+                    else primitive.abstract_eval(*avals))
+        if config.xjax_eager_via_xla:
+            outs = run_primitive_with_xla(primitive, values, avals, params)
+            if primitive.multiple_results:
+                return [Array._from_numpy(o, a) for o, a in zip(outs, out_aval, strict=True)]
+            return Array._from_numpy(outs[0], out_aval)
+        impl = primitive.impl
+        if isinstance(impl, Absent):
+            raise NotImplementedError(f"{primitive.name} has no eager implementation: "
+                                      f"{impl.reason}")
+        out = impl(*values, **params) if params else impl(*values)
+        if primitive.multiple_results:
+            return [Array._from_numpy(_as_dtype(o, a), a)
+                    for o, a in zip(out, out_aval, strict=True)]
+        if getattr(out, "dtype", None) is not out_aval.dtype:  # the usual case skips a call
+            out = _as_dtype(out, out_aval)
+        array = _new_array(Array)  # Array._from_numpy, inlined: this is the eager hot path
+        array._aval = out_aval
+        array._npy = out
+        array._buffer = None
+        return array
+
+
+def _as_dtype(value, aval):
+    """Guard against a NumPy impl returning another dtype (e.g. a Python scalar)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is aval.dtype or dtype == aval.dtype:
+        return value
+    if config.xjax_check_jaxprs and dtype is not None:
+        raise AssertionError(f"impl returned {dtype}, abstract eval says {aval.dtype}")
+    return np.asarray(value, dtype=aval.dtype)
+
+
+_xla_primitive_cache: dict = {}
+
+
+def run_primitive_with_xla(primitive, values, avals, params):
+    """Compile ``primitive`` alone with XLA (cached) and run it on ``values``."""
+    from xjax._src.higher_order.jit_call import compile_closed_jaxpr  # higher_order is a higher layer than interpreters
+    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
+    compiled = _xla_primitive_cache.get(key)
+    if compiled is None:
+        out_avals = primitive.abstract_eval(*avals, **params)
+        if not primitive.multiple_results:
+            out_avals = [out_avals]
+        invars = [Var(a) for a in avals]
+        outvars = [Var(a) for a in out_avals]
+        jaxpr = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
+        compiled = compile_closed_jaxpr(ClosedJaxpr(jaxpr, []), primitive.name)
+        _xla_primitive_cache[key] = compiled
+    return [np.asarray(b.to_numpy()) for b in compiled.execute_flat(values)]
+
+
+_unchecked_process_primitive = EvalTrace.process_primitive
+
+
+def set_checks(checks) -> None:
+    """Route every eager primitive through ``checks(run, primitive, args, params)``, where
+    ``run()`` computes it (the debug flags: nans, infs, no_execution, transfer guards), or
+    restore the unchecked path, which costs nothing, with ``checks=None``."""
+    if checks is None:
+        EvalTrace.process_primitive = _unchecked_process_primitive
+        return
+
+    def process_primitive(self, primitive, args, params):
+        return checks(lambda: _unchecked_process_primitive(self, primitive, args, params),
+                      primitive, args, params)
+    EvalTrace.process_primitive = process_primitive
+
+
+set_root_trace(EvalTrace(None))

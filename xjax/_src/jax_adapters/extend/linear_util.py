@@ -1,0 +1,11 @@
+"""``xjax.extend.linear_util``: functions wrapped with their transformations, as
+``jax.extend.linear_util`` (xjax's small :class:`~xjax.api_util.WrappedFun`).
+
+>>> from xjax.extend import linear_util as lu
+>>> lu.wrap_init(lambda x, scale: x * scale, {"scale": 3}).call_wrapped(2)
+6
+"""
+
+from xjax._src.transformations.api_util import StoreException, WrappedFun, wrap_init  # noqa: F401
+
+__all__ = ["StoreException", "WrappedFun", "wrap_init"]

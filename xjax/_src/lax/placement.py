@@ -1,0 +1,262 @@
+"""Placement in ``jax.lax``: ``with_sharding_constraint`` and the two placement primitives,
+which are identities on xjax's one device but appear in jaxprs as in JAX's:
+
+- ``device_put_p`` (``xjax.device_put`` of traced values): several operands at once, with
+  per-operand ``devices``, ``srcs`` and ``copy_semantics`` params; linear, its transpose
+  puts the cotangents back (``srcs`` and ``devices`` swapped, copying).
+- ``sharding_constraint_p`` (``lax.with_sharding_constraint``): one operand; params
+  ``sharding``, ``layout``, ``context_mesh``, ``unconstrained_dims``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from xjax._src.core.ad_util import Zero, is_undefined
+from xjax._src.core.array import Array
+from xjax._src.core.primitive import Primitive
+from xjax._src.core.pytree import tree_flatten, tree_unflatten
+from xjax._src.core.trace import Tracer
+from xjax._src.lax.operands import to_operand
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
+from xjax._src.core.sharding_types import get_mesh
+
+__all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p",
+           "ArrayCopySemantics"]
+
+_PY_SCALAR_TYPES = (bool, int, float, complex)
+
+
+def _is_none(x) -> bool:
+    return x is None
+
+
+def _is_partition_spec(s) -> bool:
+    """JAX's PartitionSpec (its class is ``jax.P`` in 0.10) or a look-alike, recognised
+    without importing JAX."""
+    name = type(s).__qualname__
+    return name == "PartitionSpec" or (name == "P" and hasattr(s, "unreduced"))
+
+
+def _check_sharding(s, mesh) -> None:
+    if s is None:
+        raise ValueError(f"One of with_sharding_constraint arguments got sharding {s} which "
+                         "is not allowed. Please only pass `jax.sharding.Sharding` "
+                         "instances.")
+    if _is_partition_spec(s) and mesh.empty:
+        raise RuntimeError(
+            "with_sharding_constraint requires a non-empty mesh in context if you are "
+            "passing `PartitionSpec`s to shardings. Set one with `xjax.sharding.set_mesh`, "
+            "or pass `Sharding`s.")
+    if not _is_partition_spec(s) and not hasattr(s, "device_set"):
+        raise TypeError("shardings leaf specifications are expected to be PartitionSpec "
+                        f"instances or None, but got {s}")
+
+
+def _check_value(x):
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    if type(x) in _PY_SCALAR_TYPES or isinstance(x, (np.ndarray, np.generic)):
+        return to_operand(x)
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+
+
+def with_sharding_constraint(x, shardings):
+    """Constrain the sharding of ``x``: binds ``sharding_constraint`` per leaf, an identity
+    on xjax's single device.
+
+    Parameters
+    ----------
+    x : pytree of array_like
+        The values to constrain.
+    shardings : pytree of shardings
+        A tree prefix of ``x``; each leaf a sharding object (anything with a
+        ``device_set``, as JAX's ``Sharding`` classes have), or a ``PartitionSpec`` when a
+        mesh is set (``xjax.sharding.set_mesh``): it means ``NamedSharding(mesh, spec)``.
+        ``None`` leaves raise ``ValueError`` and ``PartitionSpec`` leaves without a mesh
+        ``RuntimeError``, as in JAX.
+
+    Returns
+    -------
+    pytree
+        ``x`` with the same structure, every leaf an array (Python scalars become weakly
+        typed arrays).
+
+    Examples
+    --------
+    >>> import xjax
+    >>> from xjax import lax
+    >>> s = xjax.sharding.SingleDeviceSharding(xjax.devices()[0])
+    >>> lax.with_sharding_constraint(xjax.numpy.ones(2), s)
+    Array([1., 1.], dtype=float32)
+    """
+    leaves, treedef = tree_flatten(x)
+    leaves = [_check_value(leaf) for leaf in leaves]
+    spec_leaves, spec_tree = tree_flatten(shardings, is_leaf=_is_none)
+    try:
+        per_leaf = spec_tree.flatten_up_to(x)
+    except (ValueError, TypeError) as e:
+        raise ValueError("with_sharding_constraint shardings specification must be a tree "
+                         "prefix of the corresponding value; got shardings "
+                         f"{shardings!r} for value structure {treedef}.") from e
+    mesh = get_mesh()
+    for s in spec_leaves:
+        _check_sharding(s, mesh)
+    flat_shardings = []
+    for s, sub in zip(spec_leaves, per_leaf, strict=True):
+        flat_shardings += [s] * len(tree_flatten(sub)[0])
+    outs = [_constrain(leaf, s, mesh) for leaf, s in zip(leaves, flat_shardings, strict=True)]
+    return tree_unflatten(treedef, outs)
+
+
+class _DimSet(frozenset):
+    """A frozenset printed as JAX prints ``unconstrained_dims`` (``frozenset({})`` when
+    empty)."""
+
+    def __repr__(self):
+        return f"frozenset({{{', '.join(map(repr, sorted(self)))}}})"
+
+
+def _constrain(x, s, mesh):
+    unconstrained = _DimSet()
+    if _is_partition_spec(s):
+        spec = s if isinstance(s, PartitionSpec) else PartitionSpec(*tuple(s))
+        unconstrained = _DimSet(i for i, entry in enumerate(spec.partitions)
+                                  if entry is PartitionSpec.UNCONSTRAINED)
+        s = NamedSharding(mesh, spec)
+    return sharding_constraint_p.bind(x, sharding=s, layout=None, context_mesh=mesh,
+                                      unconstrained_dims=unconstrained)
+
+
+# -- device_put_p --
+
+class ArrayCopySemantics(enum.Enum):
+    """How ``device_put`` may reuse its input (JAX's ``xla_client.ArrayCopySemantics``)."""
+
+    ALWAYS_COPY = 0
+    REUSE_INPUT = 1
+    DONATE_INPUT = 2
+
+    def __repr__(self):
+        return f"ArrayCopySemantics.{self.name}"
+
+    __str__ = __repr__
+
+
+def copy_semantics_of(donate: bool, may_alias) -> ArrayCopySemantics:
+    """JAX's choice from ``device_put``'s ``donate`` and ``may_alias``."""
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if may_alias is None:
+        may_alias = not donate
+    if may_alias:
+        return ArrayCopySemantics.REUSE_INPUT
+    return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
+
+
+def _device_put_abstract_eval(*avals, devices, srcs, copy_semantics):
+    return list(avals)
+
+
+def _device_put_impl(*xs, devices, srcs, copy_semantics):
+    return list(xs)
+
+
+def _device_put_lower(ctx, *xs, devices, srcs, copy_semantics):
+    return list(xs)  # one device: placement is already right (JAX's CPU lowering too)
+
+
+def _subset(params, indices):
+    return {k: tuple(v[i] for i in indices) for k, v in params.items()}
+
+
+def _device_put_jvp(primals, tangents, **params):
+    """Linear: ``device_put`` of the nonzero tangents, with their params."""
+    outs = device_put_p.bind(*primals, **params)
+    live = [i for i, t in enumerate(tangents) if type(t) is not Zero]
+    out_tangents = [Zero(t.aval) if type(t) is Zero else None for t in tangents]
+    if live:
+        picked = device_put_p.bind(*[tangents[i] for i in live], **_subset(params, live))
+        for i, t in zip(live, picked, strict=True):
+            out_tangents[i] = t
+    return outs, out_tangents
+
+
+def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
+    """Put the cotangents back where the values came from (copying, as JAX does)."""
+    results = [None] * len(args)
+    live = []
+    for i, (ct, arg) in enumerate(zip(cts, args, strict=True)):
+        if is_undefined(arg):
+            if type(ct) is Zero:
+                results[i] = Zero(arg.aval)
+            else:
+                live.append(i)
+    if live:
+        if any(copy_semantics[i] is ArrayCopySemantics.DONATE_INPUT for i in live):
+            raise ValueError("donate=True is not allowed during tranposition of device_put."
+                             " Please file an issue if you want this to be supported.")
+        outs = device_put_p.bind(
+            *[cts[i] for i in live], devices=tuple(srcs[i] for i in live),
+            srcs=tuple(devices[i] for i in live),
+            copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(live))
+        for i, y in zip(live, outs, strict=True):
+            results[i] = y
+    return results
+
+
+def _device_put_batch(args, dims, **params):
+    return device_put_p.bind(*args, **params), list(dims)
+
+
+device_put_p = Primitive("device_put", abstract_eval=_device_put_abstract_eval,
+                         impl=_device_put_impl, lower=_device_put_lower, jvp=_device_put_jvp,
+                         transpose=_device_put_transpose, batch=_device_put_batch,
+                         multiple_results=True)
+
+
+# -- sharding_constraint_p --
+
+def _constraint_abstract_eval(x, *, sharding, layout, context_mesh, unconstrained_dims):
+    return x
+
+
+def _constraint_impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
+    return x
+
+
+def _constraint_lower(ctx, x, *, sharding, layout, context_mesh, unconstrained_dims):
+    return x  # one device: every sharding holds already
+
+
+def _constraint_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    out = sharding_constraint_p.bind(x, **params)
+    return out, t if type(t) is Zero else sharding_constraint_p.bind(t, **params)
+
+
+def _constraint_transpose(ct, x, **params):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [sharding_constraint_p.bind(ct, **params)]
+
+
+def _constraint_batch(args, dims, *, sharding, layout, context_mesh, unconstrained_dims):
+    (x,), (d,) = args, dims
+    params = dict(sharding=sharding, layout=layout, context_mesh=context_mesh)
+    if d is None:
+        return sharding_constraint_p.bind(x, unconstrained_dims=unconstrained_dims,
+                                          **params), None
+    if not getattr(sharding, "is_fully_replicated", False):
+        raise NotImplementedError("vmap of with_sharding_constraint with a sharding that "
+                                  "splits an axis is not supported")
+    shifted = _DimSet(u + 1 if u >= d else u for u in unconstrained_dims)
+    return sharding_constraint_p.bind(x, unconstrained_dims=shifted, **params), d
+
+
+sharding_constraint_p = Primitive(
+    "sharding_constraint", abstract_eval=_constraint_abstract_eval, impl=_constraint_impl,
+    lower=_constraint_lower, jvp=_constraint_jvp, transpose=_constraint_transpose,
+    batch=_constraint_batch)

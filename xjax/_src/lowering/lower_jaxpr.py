@@ -1,0 +1,176 @@
+"""Lowering a jaxpr to a StableHLO module by running each primitive's ``lower`` rule."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from xjax._src.core.primitive import Absent
+from xjax._src.lowering.stablehlo import FunctionBuilder, ModuleBuilder, aval_type
+
+# Constants at most this many bytes are embedded in the module; larger ones become arguments
+# so compiling does not copy them and the executable can be reused with other values.
+MAX_EMBEDDED_CONSTANT_BYTES = 1024
+
+
+class LoweringContext:
+    """What a lowering rule sees besides its operands: the function being built and the
+    avals of the equation's inputs and outputs."""
+
+    __slots__ = ("builder", "avals_in", "avals_out")
+
+    def __init__(self, builder: FunctionBuilder, avals_in, avals_out):
+        self.builder = builder
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+
+    @property
+    def module(self) -> ModuleBuilder:
+        return self.builder.module
+
+
+def lower_jaxpr_body(builder: FunctionBuilder, jaxpr: Jaxpr, const_values, arg_values):
+    """Emit ``jaxpr``'s equations into ``builder``; return the names of its outputs."""
+    env = {}
+
+    def read(atom):
+        if type(atom) is Literal:
+            return builder.constant(np.asarray(atom.val, dtype=atom.aval.dtype))
+        return env[atom]
+
+    for var, value in zip(jaxpr.constvars, const_values, strict=True):
+        env[var] = value
+    for var, value in zip(jaxpr.invars, arg_values, strict=True):
+        env[var] = value
+    uses = _use_counts(jaxpr)
+    value_uses = builder.value_uses
+    for eqn in jaxpr.eqns:
+        rule = eqn.primitive.lower
+        if isinstance(rule, Absent):
+            raise NotImplementedError(f"primitive {eqn.primitive.name} cannot be compiled "
+                                      f"with XLA yet: {rule.reason}")
+        ctx = LoweringContext(builder, [a.aval for a in eqn.invars],
+                              [v.aval for v in eqn.outvars])
+        outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = (outs,)
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            env[var] = value
+            value_uses[value] = value_uses.get(value, 0) + uses.get(var, 0)
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _use_counts(jaxpr: Jaxpr) -> dict:
+    """How many times each variable is read (by equations and as an output): rules that
+    mirror XLA rewrites of single-use values read it through ``builder.value_uses``."""
+    uses: dict = {}
+    for eqn in jaxpr.eqns:
+        for atom in eqn.invars:
+            if type(atom) is not Literal:
+                uses[atom] = uses.get(atom, 0) + 1
+    for atom in jaxpr.outvars:
+        if type(atom) is not Literal:
+            uses[atom] = uses.get(atom, 0) + 1
+    return uses
+
+
+def lower_jaxpr_function(module: ModuleBuilder, name: str, jaxpr: Jaxpr,
+                         visibility="private") -> FunctionBuilder:
+    """A function taking (constvars..., invars...) and returning the outvars."""
+    arg_types = [aval_type(v.aval) for v in jaxpr.constvars + jaxpr.invars]
+    fb = module.function(name, arg_types, visibility)
+    n_consts = len(jaxpr.constvars)
+    outs = lower_jaxpr_body(fb, jaxpr, fb.args[:n_consts], fb.args[n_consts:])
+    fb.ret(outs)
+    return fb
+
+
+class LoweredModule:
+    """A lowered ``main``: its text, the consts passed as its leading arguments, and the
+    indices of ``main``'s arguments the program may reuse for its results (donation)."""
+
+    __slots__ = ("text", "const_args", "donated_args")
+
+    def __init__(self, text, const_args, donated_args):
+        self.text = text
+        self.const_args = const_args
+        self.donated_args = donated_args
+
+
+DONATION_FAQ = "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation."
+
+
+def donation_attributes(in_avals, out_avals, donated) -> list[str | None]:
+    """``main``'s argument attributes for the donated inputs, as JAX 0.10 sets them.
+
+    A donated input aliases the first unclaimed output of identical shape and dtype
+    (``tf.aliasing_output = N``); else one of equal element count lets XLA reuse it
+    (``jax.buffer_donor = true``); else it is unusable and JAX's UserWarning is emitted.
+    """
+    attrs: list[str | None] = [None] * len(in_avals)
+    if not any(donated):
+        return attrs
+    waiting: dict = {}
+    for i, (aval, d) in enumerate(zip(in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    matched_outputs = set()
+    for j, aval in enumerate(out_avals):
+        queue = waiting.get((aval.shape, aval.dtype))
+        if queue:
+            attrs[queue.pop(0)] = f"tf.aliasing_output = {j} : i32"
+            matched_outputs.add(j)
+    by_size: dict = {}
+    for j, aval in enumerate(out_avals):
+        if j not in matched_outputs:
+            by_size.setdefault(aval.size, []).append(j)
+    unusable = []
+    for i, (aval, d) in enumerate(zip(in_avals, donated, strict=True)):
+        if d and attrs[i] is None:
+            if by_size.get(aval.size):
+                by_size[aval.size].pop(0)
+                attrs[i] = "jax.buffer_donor = true"
+            else:
+                unusable.append(aval.str_short())
+    if unusable:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
+                      f"{DONATION_FAQ}", UserWarning, stacklevel=2)
+    return attrs
+
+
+def lower_module(closed: ClosedJaxpr, name: str = "main_module",
+                 donated=None) -> LoweredModule:
+    """Lower a closed jaxpr to a module whose ``main`` takes (large consts..., invars...).
+
+    ``donated`` flags the invars the caller donates (``jit``'s ``donate_argnums``); see
+    :func:`donation_attributes`.
+    """
+    jaxpr = closed.jaxpr
+    module = ModuleBuilder(f"jit_{name}")
+    embedded, passed, passed_vars = [], [], []
+    for var, value in zip(jaxpr.constvars, closed.consts, strict=True):
+        if var.aval.size * var.aval.dtype.itemsize <= MAX_EMBEDDED_CONSTANT_BYTES:
+            embedded.append((var, value))
+        else:
+            passed.append(value)
+            passed_vars.append(var)
+    arg_vars = passed_vars + jaxpr.invars
+    fb = module.function("main", [aval_type(v.aval) for v in arg_vars], "public")
+    const_names = {}
+    for var, value in embedded:
+        const_names[var] = fb.constant(np.asarray(value, dtype=var.aval.dtype))
+    for var, arg in zip(passed_vars, fb.args, strict=False):
+        const_names[var] = arg
+    outs = lower_jaxpr_body(fb, jaxpr, [const_names[v] for v in jaxpr.constvars],
+                            fb.args[len(passed_vars):])
+    fb.ret(outs)
+    donated_args = ()
+    if donated is not None and any(donated):
+        attrs = donation_attributes([v.aval for v in jaxpr.invars],
+                                    [v.aval for v in jaxpr.outvars], donated)
+        n = len(passed_vars)
+        fb.arg_attrs[n:] = attrs
+        donated_args = tuple(n + i for i, a in enumerate(attrs) if a is not None)
+    return LoweredModule(module.text(), passed, donated_args)

@@ -1,0 +1,580 @@
+/* Executables: compile (with output metadata read once) and the execute hot path. */
+#include "_pjrt.h"
+
+/* --------------------------------------------------------------- Executable */
+
+typedef struct {
+  PyObject_HEAD
+  ClientObject *client;
+  PJRT_LoadedExecutable *exe;
+  int dev_index;
+  Py_ssize_t num_outputs;
+  int *out_ptypes;       /* -1 where unknown */
+  PyObject **out_shapes; /* tuples or NULL */
+  PyObject **out_dtypes; /* borrowed from ptype_dtype or NULL */
+  PyObject *name;
+  PyObject *fingerprint;
+  PJRT_ExecuteOptions options;
+  char *donated;         /* per argument: the module lets XLA reuse it (NULL: none) */
+  Py_ssize_t ndonated_args; /* length of `donated` */
+} ExecutableObject;
+
+static void Executable_dealloc(ExecutableObject *self) {
+  if (self->exe != NULL) {
+    const PJRT_Api *api = self->client->api;
+    ARGS(PJRT_LoadedExecutable_Destroy, .executable = self->exe);
+    destroy_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
+  }
+  if (self->out_shapes != NULL)
+    for (Py_ssize_t i = 0; i < self->num_outputs; i++) Py_XDECREF(self->out_shapes[i]);
+  PyMem_Free(self->out_shapes);
+  PyMem_Free(self->out_dtypes);
+  PyMem_Free(self->out_ptypes);
+  Py_XDECREF(self->name);
+  Py_XDECREF(self->fingerprint);
+  PyMem_Free(self->donated);
+  Py_XDECREF(self->client);
+  PyObject_Free(self);
+}
+
+/* Output types/dims and names are static: read them once here. */
+static int read_executable_metadata(ExecutableObject *self) {
+  const PJRT_Api *api = self->client->api;
+  PJRT_Error *err;
+  ARGS(PJRT_LoadedExecutable_GetExecutable, .loaded_executable = self->exe);
+  if ((err = api->PJRT_LoadedExecutable_GetExecutable(&a)) != NULL)
+    return raise_error(api, err), -1;
+  PJRT_Executable *ex = a.executable;
+  int rc = -1;
+  PJRT_Executable_NumOutputs_Args n = {
+      .struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE, .executable = ex};
+  if ((err = api->PJRT_Executable_NumOutputs(&n)) != NULL) {
+    raise_error(api, err);
+    goto done;
+  }
+  self->num_outputs = (Py_ssize_t)n.num_outputs;
+  size_t no = n.num_outputs + 1;
+  self->out_ptypes = PyMem_Malloc(no * sizeof(int));
+  self->out_shapes = PyMem_Calloc(no, sizeof(PyObject *));
+  self->out_dtypes = PyMem_Calloc(no, sizeof(PyObject *));
+  if (!self->out_ptypes || !self->out_shapes || !self->out_dtypes) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (size_t i = 0; i < n.num_outputs; i++) self->out_ptypes[i] = -1;
+  if (HAS_FN(api, PJRT_Executable_OutputElementTypes)) {
+    PJRT_Executable_OutputElementTypes_Args t = {
+        .struct_size = PJRT_Executable_OutputElementTypes_Args_STRUCT_SIZE,
+        .executable = ex};
+    err = api->PJRT_Executable_OutputElementTypes(&t);
+    if (err != NULL) {
+      destroy_error(api, err);
+    } else if (t.num_output_types == n.num_outputs) {
+      for (size_t i = 0; i < n.num_outputs; i++) {
+        int p = (int)t.output_types[i];
+        self->out_ptypes[i] = p;
+        if (p >= 0 && p < MAX_PTYPE) self->out_dtypes[i] = ptype_dtype[p];
+      }
+    }
+  }
+  if (HAS_FN(api, PJRT_Executable_OutputDimensions)) {
+    PJRT_Executable_OutputDimensions_Args d = {
+        .struct_size = PJRT_Executable_OutputDimensions_Args_STRUCT_SIZE,
+        .executable = ex};
+    err = api->PJRT_Executable_OutputDimensions(&d);
+    if (err != NULL) {
+      destroy_error(api, err);
+    } else if (d.num_outputs == n.num_outputs) {
+      const int64_t *p = d.dims;
+      for (size_t i = 0; i < n.num_outputs; i++) {
+        PyObject *t = PyTuple_New((Py_ssize_t)d.dim_sizes[i]);
+        if (t == NULL) goto done;
+        for (size_t j = 0; j < d.dim_sizes[i]; j++) {
+          PyObject *v = PyLong_FromLongLong(*p++);
+          if (v == NULL) {
+            Py_DECREF(t);
+            goto done;
+          }
+          PyTuple_SET_ITEM(t, (Py_ssize_t)j, v);
+        }
+        self->out_shapes[i] = t;
+      }
+    }
+  }
+  if (HAS_FN(api, PJRT_Executable_Name)) {
+    PJRT_Executable_Name_Args nm = {.struct_size = PJRT_Executable_Name_Args_STRUCT_SIZE,
+                                    .executable = ex};
+    err = api->PJRT_Executable_Name(&nm);
+    if (err == NULL)
+      self->name = PyUnicode_DecodeUTF8(nm.executable_name,
+                                        (Py_ssize_t)nm.executable_name_size, "replace");
+    else
+      destroy_error(api, err);
+  }
+  if (HAS_FN(api, PJRT_Executable_Fingerprint)) {
+    PJRT_Executable_Fingerprint_Args f = {
+        .struct_size = PJRT_Executable_Fingerprint_Args_STRUCT_SIZE, .executable = ex};
+    err = api->PJRT_Executable_Fingerprint(&f);
+    if (err == NULL && f.executable_fingerprint != NULL)
+      self->fingerprint = PyUnicode_DecodeUTF8(
+          f.executable_fingerprint, (Py_ssize_t)f.executable_fingerprint_size, "replace");
+    else
+      destroy_error(api, err);
+  }
+  PyErr_Clear();
+  {
+    PJRT_LoadedExecutable_AddressableDevices_Args ad = {
+        .struct_size = PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE,
+        .executable = self->exe};
+    if ((err = api->PJRT_LoadedExecutable_AddressableDevices(&ad)) != NULL) {
+      raise_error(api, err);
+      goto done;
+    }
+    self->dev_index = 0;
+    if (ad.num_addressable_devices > 0)
+      for (Py_ssize_t i = 0; i < self->client->ndevices; i++)
+        if (self->client->devices[i] == ad.addressable_devices[0]) self->dev_index = (int)i;
+  }
+  rc = 0;
+done:;
+  PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                    .executable = ex};
+  destroy_error(api, api->PJRT_Executable_Destroy(&d));
+  return rc;
+}
+
+static PyObject *wrap_loaded_executable(ClientObject *self, PJRT_LoadedExecutable *loaded);
+
+PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"code", "compile_options", "format", NULL};
+  PyObject *code;
+  Py_buffer opts = {0};
+  const char *format = "mlir";
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oy*|s", kwlist, &code, &opts, &format))
+    return NULL;
+  const char *text;
+  Py_ssize_t len;
+  if (PyUnicode_Check(code)) {
+    text = PyUnicode_AsUTF8AndSize(code, &len);
+  } else if (PyBytes_Check(code)) {
+    text = PyBytes_AS_STRING(code);
+    len = PyBytes_GET_SIZE(code);
+  } else {
+    PyErr_SetString(PyExc_TypeError, "code must be str or bytes");
+    text = NULL;
+  }
+  if (text == NULL) {
+    PyBuffer_Release(&opts);
+    return NULL;
+  }
+  const PJRT_Api *api = self->api;
+  PJRT_Program prog = {.struct_size = PJRT_Program_STRUCT_SIZE,
+                       .code = (char *)text,
+                       .code_size = (size_t)len,
+                       .format = format,
+                       .format_size = strlen(format)};
+  ARGS(PJRT_Client_Compile, .client = self->client, .program = &prog,
+       .compile_options = opts.buf, .compile_options_size = (size_t)opts.len);
+  PJRT_Error *err;
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Client_Compile(&a);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&opts);
+  if (err != NULL) return raise_error(api, err);
+  return wrap_loaded_executable(self, a.executable);
+}
+
+/* Wraps a loaded executable (owning it from now on) and reads its metadata. */
+static PyObject *wrap_loaded_executable(ClientObject *self, PJRT_LoadedExecutable *loaded) {
+  const PJRT_Api *api = self->api;
+  ExecutableObject *exe = PyObject_New(ExecutableObject, &ExecutableType);
+  if (exe == NULL) {
+    ARGS(PJRT_LoadedExecutable_Destroy, .executable = loaded);
+    destroy_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
+    return NULL;
+  }
+  Py_INCREF(self);
+  exe->client = self;
+  exe->exe = loaded;
+  exe->dev_index = 0;
+  exe->num_outputs = 0;
+  exe->out_ptypes = NULL;
+  exe->out_shapes = NULL;
+  exe->out_dtypes = NULL;
+  exe->name = NULL;
+  exe->fingerprint = NULL;
+  exe->donated = NULL;
+  exe->ndonated_args = 0;
+  memset(&exe->options, 0, sizeof(exe->options));
+  exe->options.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE;
+  if (read_executable_metadata(exe) < 0) {
+    Py_DECREF(exe);
+    return NULL;
+  }
+  return (PyObject *)exe;
+}
+
+/* Client.deserialize_executable(data, compile_options=None): the inverse of
+ * Executable.serialize(), for the same plugin build only. */
+PyObject *Client_deserialize_executable(ClientObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"data", "compile_options", NULL};
+  Py_buffer data = {0}, opts = {0};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|z*", kwlist, &data, &opts)) return NULL;
+  const PJRT_Api *api = self->api;
+  if (!HAS_FN(api, PJRT_Executable_DeserializeAndLoad)) {
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&opts);
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "this PJRT plugin cannot deserialize executables");
+    return NULL;
+  }
+  ARGS(PJRT_Executable_DeserializeAndLoad, .client = self->client,
+       .serialized_executable = data.buf, .serialized_executable_size = (size_t)data.len,
+       .overridden_serialized_compile_options = opts.buf,
+       .overridden_serialized_compile_options_size = opts.buf ? (size_t)opts.len : 0);
+  PJRT_Error *err;
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Executable_DeserializeAndLoad(&a);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  PyBuffer_Release(&opts);
+  if (err != NULL) return raise_error(api, err);
+  return wrap_loaded_executable(self, a.loaded_executable);
+}
+
+static PyObject *Executable_serialize(ExecutableObject *self, PyObject *unused) {
+  (void)unused;
+  const PJRT_Api *api = self->client->api;
+  if (!HAS_FN(api, PJRT_Executable_Serialize)) {
+    PyErr_SetString(PyExc_NotImplementedError, "this PJRT plugin cannot serialize executables");
+    return NULL;
+  }
+  PJRT_Error *err;
+  ARGS(PJRT_LoadedExecutable_GetExecutable, .loaded_executable = self->exe);
+  if ((err = api->PJRT_LoadedExecutable_GetExecutable(&a)) != NULL)
+    return raise_error(api, err);
+  PJRT_Executable_Serialize_Args s = {.struct_size = PJRT_Executable_Serialize_Args_STRUCT_SIZE,
+                                      .executable = a.executable};
+  Py_BEGIN_ALLOW_THREADS
+  err = api->PJRT_Executable_Serialize(&s);
+  Py_END_ALLOW_THREADS
+  PyObject *out = NULL;
+  if (err != NULL) {
+    raise_error(api, err);
+  } else {
+    out = PyBytes_FromStringAndSize(s.serialized_bytes, (Py_ssize_t)s.serialized_bytes_size);
+    if (s.serialized_executable_deleter != NULL)
+      s.serialized_executable_deleter(s.serialized_executable);
+  }
+  PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                    .executable = a.executable};
+  destroy_error(api, api->PJRT_Executable_Destroy(&d));
+  return out;
+}
+
+/* Executable._set_donated(indices): the arguments the module lets XLA reuse
+ * (tf.aliasing_output / jax.buffer_donor). execute() then donates DeviceBuffers
+ * passed there (deleting them) and copies, never aliases, numpy values there. */
+static PyObject *Executable_set_donated(ExecutableObject *self, PyObject *indices) {
+  PyObject *seq = PySequence_Fast(indices, "_set_donated() takes a sequence of ints");
+  if (seq == NULL) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), top = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t v = PyLong_AsSsize_t(PySequence_Fast_ITEMS(seq)[i]);
+    if (v < 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "negative argument index");
+      Py_DECREF(seq);
+      return NULL;
+    }
+    if (v + 1 > top) top = v + 1;
+  }
+  char *mask = top ? PyMem_Calloc((size_t)top, 1) : NULL;
+  if (top && mask == NULL) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) mask[PyLong_AsSsize_t(PySequence_Fast_ITEMS(seq)[i])] = 1;
+  Py_DECREF(seq);
+  PyMem_Free(self->donated);
+  self->donated = mask;
+  self->ndonated_args = top;
+  Py_RETURN_NONE;
+}
+
+/* Whether PJRT deleted (took) `b` during the call: donation succeeded. */
+static int pjrt_buffer_is_deleted(const PJRT_Api *api, PJRT_Buffer *b) {
+  if (!HAS_FN(api, PJRT_Buffer_IsDeleted)) return 1;
+  ARGS(PJRT_Buffer_IsDeleted, .buffer = b);
+  PJRT_Error *err = api->PJRT_Buffer_IsDeleted(&a);
+  if (err != NULL) {
+    destroy_error(api, err);
+    return 0;
+  }
+  return a.is_deleted;
+}
+
+static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
+  ClientObject *c = self->client;
+  const PJRT_Api *api = c->api;
+  PyObject *seq = PySequence_Fast(arglist, "execute() takes a list of arguments");
+  if (seq == NULL) return NULL;
+  Py_ssize_t nargs = PySequence_Fast_GET_SIZE(seq);
+  Py_ssize_t nout = self->num_outputs;
+
+  PJRT_Buffer *arg_stack[STACK_ARGS], *out_stack[STACK_ARGS];
+  PyObject *held_stack[STACK_ARGS];
+  char temp_stack[STACK_ARGS];
+  int64_t keep_stack[STACK_ARGS];
+  PJRT_Buffer **argv = arg_stack, **outv = out_stack;
+  PyObject **held = held_stack;
+  char *temp = temp_stack; /* 0: caller's DeviceBuffer, 1: uploaded, 2: donated buffer,
+                              3: held only (failed before either) */
+  int64_t *keep = keep_stack; /* donatable arguments that must not be donated this time */
+  size_t nkeep = 0;
+  int executed = 0;
+  PyObject *result = NULL;
+  Py_ssize_t nheld = 0, i;
+  if (nargs > STACK_ARGS) {
+    argv = PyMem_Malloc(sizeof(PJRT_Buffer *) * (size_t)nargs);
+    held = PyMem_Malloc(sizeof(PyObject *) * (size_t)nargs);
+    temp = PyMem_Malloc((size_t)nargs);
+    keep = PyMem_Malloc(sizeof(int64_t) * (size_t)nargs);
+    if (!argv || !held || !temp || !keep) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+  }
+  if (nout > STACK_ARGS) {
+    outv = PyMem_Malloc(sizeof(PJRT_Buffer *) * (size_t)nout);
+    if (!outv) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+  }
+  for (i = 0; i < nargs; i++) {
+    /* Re-read each time: the conversion hooks run Python code. */
+    if (PySequence_Fast_GET_SIZE(seq) != nargs) {
+      PyErr_SetString(PyExc_RuntimeError, "execute() argument list changed during the call");
+      goto cleanup;
+    }
+    PyObject *x = PySequence_Fast_ITEMS(seq)[i];
+    /* Held before the upload hooks run Python code, which may drop the list's reference. */
+    Py_INCREF(x);
+    held[nheld++] = x;
+    temp[i] = 3;
+    int donatable = i < self->ndonated_args && self->donated[i];
+    if (Py_TYPE(x) == &BufferType) {
+      BufferObject *b = (BufferObject *)x;
+      if (b->deleted) {
+        PyErr_Format(XlaRuntimeError,
+                     "INVALID_ARGUMENT: argument %zd is a deleted DeviceBuffer", i);
+        goto cleanup;
+      }
+      argv[i] = b->buf;
+      temp[i] = 0;
+      if (donatable) {
+        /* Never donate memory a numpy view shares, or a buffer another call uses. */
+        if (b->exported || b->extref || b->inflight > 0)
+          keep[nkeep++] = i;
+        else
+          temp[i] = 2;
+      }
+      b->inflight++;
+    } else {
+      int ptype;
+      /* A donated numpy value is copied: XLA may write the result into it. */
+      argv[i] = upload(c, x, self->dev_index, donatable ? ALIAS_NEVER : ALIAS_IF_IMMUTABLE,
+                       &ptype, NULL, NULL);
+      if (argv[i] == NULL) goto cleanup;
+      temp[i] = 1;
+    }
+  }
+  /* A buffer passed twice is never donated (PJRT refuses to donate it). */
+  for (i = 0; i < nargs; i++) {
+    if (temp[i] != 2) continue;
+    for (Py_ssize_t j = 0; j < nargs; j++) {
+      if (j != i && argv[j] == argv[i]) {
+        temp[i] = 0;
+        keep[nkeep++] = i;
+        break;
+      }
+    }
+  }
+  {
+    PJRT_ExecuteOptions options = self->options;
+    if (nkeep > 0) {
+      options.non_donatable_input_indices = keep;
+      options.num_non_donatable_input_indices = nkeep;
+    }
+    PJRT_Buffer *const *arg_lists[1] = {argv};
+    PJRT_Buffer **out_lists[1] = {outv};
+    /* A run is followed through its results; one without results, through its
+     * completion event (which costs the plugin time, so only then). */
+    PJRT_Event *complete[1] = {NULL};
+    ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &options,
+         .argument_lists = arg_lists, .num_devices = 1, .num_args = (size_t)nargs,
+         .output_lists = out_lists, .device_complete_events = nout ? NULL : complete);
+    PJRT_Error *err;
+    if (release_gil_in_execute) {
+      Py_BEGIN_ALLOW_THREADS
+      err = api->PJRT_LoadedExecutable_Execute(&a);
+      Py_END_ALLOW_THREADS
+    } else {
+      err = api->PJRT_LoadedExecutable_Execute(&a);
+    }
+    if (err != NULL) {
+      raise_error(api, err);
+      goto cleanup;
+    }
+    executed = 1;
+    if (complete[0] != NULL) follow_run(c, complete[0]);
+  }
+  result = PyList_New(nout);
+  if (result == NULL) {
+    for (i = 0; i < nout; i++) {
+      ARGS(PJRT_Buffer_Destroy, .buffer = outv[i]);
+      destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+    }
+    goto cleanup;
+  }
+  for (i = 0; i < nout; i++) {
+    BufferObject *b = new_buffer(c, outv[i], self->out_ptypes[i], self->dev_index,
+                                 self->out_shapes[i], self->out_dtypes[i]);
+    if (b == NULL) {
+      for (Py_ssize_t j = i; j < nout; j++) {
+        ARGS(PJRT_Buffer_Destroy, .buffer = outv[j]);
+        destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+      }
+      Py_CLEAR(result);
+      goto cleanup;
+    }
+    if (b->ptype < 0) {
+      ARGS(PJRT_Buffer_ElementType, .buffer = outv[i]);
+      PJRT_Error *err = api->PJRT_Buffer_ElementType(&a);
+      if (err != NULL) {
+        destroy_error(api, err);
+      } else {
+        b->ptype = (int)a.type;
+      }
+    }
+    PyList_SET_ITEM(result, i, (PyObject *)b);
+  }
+cleanup:
+  /* Uploaded temporaries: PJRT keeps their memory until the run is done. */
+  for (i = 0; i < nheld; i++) {
+    if (temp[i] == 1) {
+      ARGS(PJRT_Buffer_Destroy, .buffer = argv[i]);
+      destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+    } else if (temp[i] != 3) {
+      BufferObject *b = (BufferObject *)held[i];
+      b->inflight--;
+      if (temp[i] == 2 && executed && !b->deleted && pjrt_buffer_is_deleted(api, b->buf)) {
+        /* XLA took it: the DeviceBuffer is deleted, as after delete(). */
+        b->deleted = 1;
+        if (b->inflight == 0) {
+          ARGS(PJRT_Buffer_Destroy, .buffer = b->buf);
+          b->buf = NULL;
+          destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+        }
+      }
+    }
+    Py_DECREF(held[i]);
+  }
+  if (argv != arg_stack) {
+    PyMem_Free(argv);
+    PyMem_Free(held);
+    PyMem_Free(temp);
+    PyMem_Free(keep);
+  }
+  if (outv != out_stack) PyMem_Free(outv);
+  Py_DECREF(seq);
+  return result;
+}
+
+static PyObject *Executable_get_shapes(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *t = PyTuple_New(self->num_outputs);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t i = 0; i < self->num_outputs; i++) {
+    PyObject *v = self->out_shapes[i] ? self->out_shapes[i] : Py_None;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+static PyObject *Executable_get_dtypes(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *t = PyTuple_New(self->num_outputs);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t i = 0; i < self->num_outputs; i++) {
+    PyObject *v = self->out_dtypes[i] ? self->out_dtypes[i] : Py_None;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+static PyObject *Executable_get_device(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *devs = self->client->py_devices;
+  if (PyTuple_Check(devs) && self->dev_index < PyTuple_GET_SIZE(devs)) {
+    PyObject *d = PyTuple_GET_ITEM(devs, self->dev_index);
+    Py_INCREF(d);
+    return d;
+  }
+  return PyLong_FromLong(self->dev_index);
+}
+
+static PyObject *opt_or_none(PyObject *o) {
+  if (o == NULL) o = Py_None;
+  Py_INCREF(o);
+  return o;
+}
+
+static PyObject *Executable_get_name(ExecutableObject *self, void *c) {
+  (void)c;
+  return opt_or_none(self->name);
+}
+
+static PyObject *Executable_get_fingerprint(ExecutableObject *self, void *c) {
+  (void)c;
+  return opt_or_none(self->fingerprint);
+}
+
+static PyMethodDef Executable_methods[] = {
+    {"execute", (PyCFunction)Executable_execute, METH_O,
+     "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
+     "arguments; returns at once (asynchronous). Writeable numpy arguments are copied "
+     "during the call, so later writes to them never change the results."},
+    {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,
+     "serialize() -> bytes: the compiled program, for Client.deserialize_executable on the "
+     "same plugin build."},
+    {"_set_donated", (PyCFunction)Executable_set_donated, METH_O,
+     "_set_donated(indices): arguments whose buffers the program may reuse for results."},
+    {NULL, NULL, 0, NULL}};
+
+static PyMemberDef Executable_members[] = {
+    {"num_outputs", T_PYSSIZET, offsetof(ExecutableObject, num_outputs), READONLY,
+     "Number of results."},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyGetSetDef Executable_getset[] = {
+    {"output_shapes", (getter)Executable_get_shapes, NULL, "Shapes of the results.", NULL},
+    {"output_dtypes", (getter)Executable_get_dtypes, NULL, "dtypes of the results.", NULL},
+    {"device", (getter)Executable_get_device, NULL, "Device it runs on.", NULL},
+    {"name", (getter)Executable_get_name, NULL, NULL, NULL},
+    {"fingerprint", (getter)Executable_get_fingerprint, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject ExecutableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "xjax._src.runtime.Executable",
+    .tp_basicsize = sizeof(ExecutableObject),
+    .tp_dealloc = (destructor)Executable_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A program compiled and loaded by PJRT.",
+    .tp_methods = Executable_methods,
+    .tp_members = Executable_members,
+    .tp_getset = Executable_getset,
+};
+

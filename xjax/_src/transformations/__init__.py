@@ -1,0 +1,1 @@
+"""xjax._src.transformations"""

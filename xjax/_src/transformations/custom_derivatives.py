@@ -1,0 +1,600 @@
+"""``custom_jvp``, ``custom_vjp``, ``checkpoint`` (``remat``) and ``linear_transpose``.
+
+Outside any transformation a custom-derivative function simply runs. Under one, it binds a
+primitive holding the function's jaxpr and the user's rule (xjax/interpreters/
+custom_derivatives.py), so staging keeps the primal and differentiation uses the rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import types
+from collections.abc import Sequence
+
+from xjax._src.core import dtypes
+from xjax._src.core.ad_util import UndefinedPrimal, get_aval
+from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.core.pytree import prefix_leaves, register_pytree_node, tree_flatten, tree_unflatten
+from xjax._src.core.trace import Tracer, ctx as trace_ctx
+from xjax._src.higher_order.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
+                                                       custom_vjp_call_p)
+from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.higher_order.jit_call import consts_as_args
+from xjax._src.interpreters.partial_eval import (Offloadable, Recompute, Saveable,
+                                                 everything_saveable, nothing_saveable)
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.interpreters.transpose import backward_pass
+from xjax._src.lax.ad_rules import instantiate, tangent_aval
+from xjax._src.lax.checkpoint_name import name_p
+from xjax._src.lax.convolution import conv_general_dilated_p
+from xjax._src.lax.dot import dot_general_p
+from xjax._src.lax.operands import to_operand
+from xjax._src.core.pytree import tree_map
+from xjax._src.lax.ad_rules import add_tangents, zeros_like_aval
+
+
+def _at_top_level() -> bool:
+    return type(trace_ctx.trace) is EvalTrace
+
+
+def _resolve_args(fun, args, kwargs):
+    """Keyword arguments become positional (custom rules see positional arguments)."""
+    if not kwargs:
+        return tuple(args)
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args) + tuple(bound.kwargs.values())
+
+
+def _split(args, nondiff_argnums):
+    nondiff = [args[i] for i in nondiff_argnums]
+    diff = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, diff
+
+
+def _merge(nondiff_argnums, nondiff, diff):
+    nondiff_iter, diff_iter = iter(nondiff), iter(diff)
+    total = len(nondiff) + len(diff)
+    return [next(nondiff_iter) if i in nondiff_argnums else next(diff_iter)
+            for i in range(total)]
+
+
+def _trace_primal(fun, nondiff_argnums, nondiff, flat_args, in_tree):
+    box = {}
+
+    def flat_fun(*xs):
+        diff = tree_unflatten(in_tree, xs)
+        out = fun(*_merge(nondiff_argnums, nondiff, list(diff)))
+        flat_out, out_tree = tree_flatten(out)
+        box["out_tree"] = out_tree
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, [get_aval(a) for a in flat_args])
+    call_jaxpr, consts = consts_as_args(closed)
+    return call_jaxpr, consts, box["out_tree"]
+
+
+class custom_jvp:
+    """A function with a user-defined forward-mode derivative.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_jvp
+    ... def f(x):
+    ...     return jnp.sin(x)
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return f(x), 2.0 * t
+    >>> xjax.grad(f)(0.5)
+    Array(2., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with
+        ``nondiff_argnums``: ``jvp(*nondiff_args, primals, tangents)``)."""
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set one rule per argument, ``rule(t, primal_out, *primals)``; None for arguments
+        with no derivative. The tangent out is the sum of the rules' results."""
+        def jvp(primals, tangents):
+            out = self(*primals)
+            total = None
+            for rule, t in zip(jvps, tangents, strict=True):
+                if rule is None:
+                    continue
+                term = rule(t, out, *primals)
+                total = term if total is None else _tree_add(total, term)
+            if total is None:
+                total = tree_map(lambda o: zeros_like_aval(get_aval(o)), out)
+            return out, total
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _at_top_level():
+            return self.fun(*args)
+        nondiff, diff = _split(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(tuple(diff))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
+                                                     flat_args, in_tree)
+        user_jvp = self.jvp
+
+        def flat_jvp(primals, tangents):
+            p = tuple(tree_unflatten(in_tree, primals))
+            t = tuple(tree_unflatten(in_tree, tangents))
+            out, t_out = user_jvp(*nondiff, p, t)
+            flat_out, tree = tree_flatten(out)
+            flat_t, t_tree = tree_flatten(t_out)
+            if tree != out_tree or t_tree != out_tree:
+                raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                                f"equal container (pytree) structures matching the function's "
+                                f"output {out_tree}, but got {tree} and {t_tree}.")
+            return [to_operand(o) for o in flat_out], [to_operand(o) for o in flat_t]
+
+        outs = custom_jvp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
+                                      num_consts=len(consts), jvp=flat_jvp,
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_tree, outs)
+
+
+def _tree_add(x, y):
+    return tree_map(add_tangents, x, y)
+
+
+class custom_vjp:
+    """A function with a user-defined reverse-mode derivative.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_vjp
+    ... def f(x):
+    ...     return jnp.sin(x)
+    >>> f.defvjp(lambda x: (f(x), x), lambda x, g: (3.0 * g,))
+    >>> xjax.grad(f)(0.5)
+    Array(3., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        """``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns a
+        tuple with one cotangent per differentiable argument (None for zero)."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _at_top_level():
+            return self.fun(*args)
+        nondiff, diff = _split(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(tuple(diff))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
+                                                     flat_args, in_tree)
+        fwd, bwd, nondiff_argnums = self.fwd, self.bwd, self.nondiff_argnums
+
+        def flat_fwd(primals):
+            diff_args = list(tree_unflatten(in_tree, primals))
+            result = fwd(*_merge(nondiff_argnums, nondiff, diff_args))
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise TypeError("Custom VJP fwd rule must produce a pair (output, residuals), "
+                                f"got {type(result).__name__}.")
+            out, residuals = result
+            flat_out, tree = tree_flatten(out)
+            if tree != out_tree:
+                raise TypeError("Custom VJP fwd rule must produce an output with the same "
+                                f"container (pytree) structure as the primal function {out_tree}"
+                                f", but got {tree}.")
+            return [to_operand(o) for o in flat_out], residuals
+
+        def flat_bwd(residuals, ct):
+            return bwd(*nondiff, residuals, ct)
+
+        outs = custom_vjp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
+                                      num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd,
+                                      out_tree=out_tree)
+        return tree_unflatten(out_tree, outs)
+
+
+# -- custom_gradient --
+
+class _GradientRule:
+    """A custom_gradient rule traced to a jaxpr: its closed-over values are the residuals
+    (pytree leaves), the jaxpr and output structure ride along as static data."""
+
+    __slots__ = ("jaxpr", "in_tree", "consts")
+
+    def __init__(self, jaxpr, in_tree, consts):
+        self.jaxpr, self.in_tree, self.consts = jaxpr, in_tree, consts
+
+
+register_pytree_node(_GradientRule, lambda r: (list(r.consts), (r.jaxpr, r.in_tree)),
+                     lambda aux, consts: _GradientRule(aux[0], aux[1], list(consts)))
+
+
+def custom_gradient(fun):
+    """Define a function and its gradient together (TensorFlow's style).
+
+    ``fun(*args)`` returns ``(value, vjp)`` where ``vjp(cotangent)`` returns the cotangents
+    of the positional arguments (a tuple, or one value for one argument). Built on
+    :class:`custom_vjp`, as JAX's is.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.custom_gradient
+    ... def f(x):
+    ...     return x ** 2, lambda g: (g * x,)
+    >>> xjax.grad(f)(3.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+
+    @custom_vjp
+    def wrapped(*args, **kwargs):
+        value, _ = fun(*args, **kwargs)
+        return value
+
+    def fwd(*args, **kwargs):
+        value, rule = fun(*args, **kwargs)
+        flat_value, value_tree = tree_flatten(value)
+        avals = [tangent_aval(get_aval(to_operand(v))) for v in flat_value]
+        in_trees = []
+
+        def flat_rule(*cts):
+            flat, tree = tree_flatten(rule(tree_unflatten(value_tree, list(cts))))
+            in_trees.append(tree)
+            return [to_operand(c) for c in flat]
+
+        jaxpr, consts = consts_as_args(trace_to_jaxpr(flat_rule, avals))
+        return value, _GradientRule(jaxpr, in_trees[0], consts)
+
+    def bwd(residual, ct):
+        outs = eval_jaxpr(residual.jaxpr.jaxpr, [], *residual.consts, *tree_flatten(ct)[0])
+        cts = tree_unflatten(residual.in_tree, outs)
+        return cts if isinstance(cts, tuple) else (cts,)
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun, updated=())
+    return wrapped
+
+
+# -- closure_convert --
+
+def closure_convert(fun, *example_args):
+    """Hoist the traced values ``fun`` closes over into explicit arguments.
+
+    Returns ``(converted_fun, consts)`` with ``converted_fun(*args, *consts) == fun(*args)``
+    for arguments of the example arguments' types: the form ``custom_vjp`` needs when a
+    differentiated value hides in a closure. As in JAX, only values that may carry a
+    derivative (traced, of an inexact dtype) are hoisted; others stay closed over.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> def outer(a):
+    ...     f, consts = xjax.closure_convert(lambda x: x * a, 1.0)
+    ...     return f(2.0, *consts)
+    >>> xjax.grad(outer)(3.0)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    flat_args, in_tree = tree_flatten(example_args)
+    in_avals = [get_aval(to_operand(x)) for x in flat_args]
+    out_trees = []
+
+    def flat_fun(*xs):
+        flat_out, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, list(xs))))
+        out_trees.append(out_tree)
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    hoisted = [_maybe_perturbed(c) for c in closed.consts]
+    const_args = [c for c, h in zip(closed.consts, hoisted, strict=True) if h]
+    kept = [c for c, h in zip(closed.consts, hoisted, strict=True) if not h]
+
+    def converted_fun(*args_and_consts):
+        n = len(args_and_consts) - len(const_args)
+        args, extra = args_and_consts[:n], iter(args_and_consts[n:])
+        kept_iter = iter(kept)
+        consts = [next(extra) if h else next(kept_iter) for h in hoisted]
+        flat, tree = tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {tree}")
+        return tree_unflatten(out_trees[0], eval_jaxpr(closed.jaxpr, consts, *flat))
+
+    return converted_fun, const_args
+
+
+def _maybe_perturbed(value) -> bool:
+    """Whether a closed-over value may carry a derivative: traced, and of an inexact dtype
+    (integers and booleans have float0 tangents)."""
+    return isinstance(value, Tracer) and dtypes.is_inexact(value.aval.dtype)
+
+
+# -- checkpoint --
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the outputs of matrix products (``dot_general``; also ``conv_general_dilated``
+    unless ``only_if_no_batch_dims``, which keeps only dots without batch dimensions)."""
+
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim, *avals, **params):
+        if self.only_if_no_batch_dims:
+            return prim is dot_general_p and _no_batch_dims(params)
+        return prim is dot_general_p or prim is conv_general_dilated_p
+
+
+def _no_batch_dims(params) -> bool:
+    (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    return not lhs_batch and not rhs_batch
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save only values named (``checkpoint_name``) with one of ``saveable_names``."""
+
+    saveable_names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save only named values, except those named with one of ``names``."""
+
+    names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Save any value (not only named ones) except the names given.
+
+    As in JAX 0.10.2, the names are not consulted: the policy saves everything.
+    """
+    return lambda *_, **__: True
+
+
+def save_any_names_but_these(*names_not_to_save):
+    """Save only named values (outputs of ``checkpoint_name``), except the names given."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    """Save only named values, and only those with one of the names given.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> from xjax.ad_checkpoint import checkpoint_name
+    >>> policy = xjax.checkpoint_policies.save_only_these_names("y")
+    >>> f = xjax.checkpoint(lambda x: jnp.sin(checkpoint_name(jnp.sin(x), "y")),
+    ...                     policy=policy)
+    >>> round(float(xjax.grad(f)(0.0)), 6)
+    1.0
+    """
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Like ``dots_with_no_batch_dims_saveable``, but offloading the saved dots from memory
+    ``offload_src`` to ``offload_dst`` (xjax has one memory space: they are saved)."""
+    def policy(prim, *_, **params):
+        if prim is dot_general_p and _no_batch_dims(params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src, offload_dst):
+    """Like ``save_only_these_names``, also offloading the values named with one of
+    ``names_which_can_be_offloaded`` (xjax has one memory space: they are saved)."""
+    saved = set(names_which_can_be_saved)
+    offloaded = set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+            f"and the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """The logical OR of two policies answering booleans: a value is saved when either
+    policy saves it."""
+    def policy(prim, *args, **params):
+        out1 = policy_1(prim, *args, **params)
+        out2 = policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                f"The return value of the policies should be a boolean. Got: {out1} and "
+                f"{out2}. Please write a custom policy function directly, rather than "
+                "using this helper function.")
+        return out1 or out2
+    return policy
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+# ``jax.checkpoint_policies``: a policy is called as ``policy(primitive, *in_avals, **params)``
+# on each equation of a checkpointed function whose operands are all known, and answers
+# whether its outputs may be saved (a bool, ``Saveable``, ``Recompute`` or ``Offloadable``).
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names)
+
+
+def _static_argnums_tuple(static_argnums):
+    if type(static_argnums) is int:
+        return (static_argnums,)
+    if not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+        raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must "
+                        f"be an int, tuple of ints or, bool, but got value {static_argnums}")
+    return static_argnums
+
+
+def _normalized_static_argnums(static_argnums, n_args):
+    if not all(-n_args <= d < n_args for d in static_argnums):
+        raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+                         "only take integer values greater than or equal to `-len(args)` and "
+                         f"less than `len(args)`, but got {static_argnums}, while `len(args)` "
+                         f"= {n_args}")
+    return tuple(sorted({d % n_args for d in static_argnums}))
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Recompute ``fun``'s intermediates in the backward pass instead of storing them.
+
+    Parameters
+    ----------
+    fun : callable
+        The function whose linearization points are recomputed when it is differentiated.
+    prevent_cse : bool or sequence of bool
+        JAX's guard against common-subexpression elimination undoing the recomputation.
+    policy : callable, optional
+        Which intermediates may be saved after all: one of :data:`checkpoint_policies` or
+        ``policy(primitive, *in_avals, **params) -> bool | Saveable | Recompute |
+        Offloadable``. Default: save nothing but the inputs.
+    static_argnums : int or tuple of int
+        Positional arguments that are Python values to trace with, not arrays.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> f = xjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    >>> float(xjax.grad(f)(0.0))
+    1.0
+    >>> g = xjax.checkpoint(lambda x: jnp.sin(x @ x), policy=xjax.checkpoint_policies.dots_saveable)
+    >>> float(xjax.grad(lambda x: g(x).sum())(jnp.zeros((2, 2))).sum())
+    0.0
+    """
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    static_argnums = _static_argnums_tuple(static_argnums)
+    if isinstance(prevent_cse, Sequence) and not isinstance(prevent_cse, str):
+        prevent_cse = tuple(prevent_cse)
+    if not isinstance(prevent_cse, (tuple, bool)):
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                        f"type(prevent_cse)={type(prevent_cse)}")
+
+    @functools.wraps(fun, updated=())
+    def remat_fun(*args, **kwargs):
+        nums = _normalized_static_argnums(static_argnums, len(args))
+        if _at_top_level():
+            return fun(*args, **kwargs)
+        static, dynamic = _split(args, nums)
+        n_dynamic = len(dynamic)
+
+        def call(*dynamic_and_kwargs):  # the dynamic positional arguments, then kwargs
+            positional = _merge(nums, static, list(dynamic_and_kwargs[:n_dynamic]))
+            return fun(*positional, **dynamic_and_kwargs[n_dynamic])
+
+        flat_args, in_tree = tree_flatten((*dynamic, kwargs))
+        flat_args = [to_operand(a) for a in flat_args]
+        call_jaxpr, consts, out_tree = _trace_primal(call, (), [], flat_args, in_tree)
+        cse_args = (tuple(dynamic), kwargs) if kwargs else tuple(dynamic)
+        cse = prevent_cse if isinstance(prevent_cse, bool) else (False,) * len(consts) + \
+            tuple(prefix_leaves(prevent_cse, cse_args))
+        outs = checkpoint_p.bind(*consts, *flat_args, jaxpr=call_jaxpr, policy=policy,
+                                 prevent_cse=cse, differentiated=False)
+        return tree_unflatten(out_tree, outs)
+
+    return remat_fun
+
+
+remat = checkpoint
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun`` at the shapes of ``primals``.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> f_t = xjax.linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(1.0)
+    (Array(2., dtype=float32, weak_type=True),)
+    """
+    flat_primals, in_tree = tree_flatten(primals)
+    in_avals = [get_aval(to_operand(p)) for p in flat_primals]
+    box = {}
+
+    def flat_fun(*xs):
+        out = fun(*tree_unflatten(in_tree, xs))
+        flat_out, out_tree = tree_flatten(out)
+        box["out_tree"] = out_tree
+        return [to_operand(o) for o in flat_out]
+
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    out_tree = box["out_tree"]
+
+    def transposed(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        flat_cts, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose cotangent structure {ct_tree} does not match "
+                            f"the function's output structure {out_tree}")
+        results = backward_pass(closed.jaxpr, closed.consts,
+                                [UndefinedPrimal(a) for a in in_avals],
+                                [to_operand(c) for c in flat_cts])
+        return tuple(tree_unflatten(in_tree, [instantiate(r) for r in results]))
+
+    return transposed
