@@ -24,11 +24,6 @@ class Absent:
 # Reasons shared by many primitives.
 NONLINEAR = Absent("nonlinear: reverse mode goes through its jvp")
 NOT_DIFFERENTIABLE = Absent("integer or boolean output: no derivative")
-# Placeholders of rules not yet written. No primitive or factory uses them (rules are
-# required arguments); tests/lax/test_primitive_{grads,batching}.py check that none does.
-JVP_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
-TRANSPOSE_TODO = Absent("not yet written: autodiff rules arrive with issue 3")
-BATCH_TODO = Absent("not yet written: batching rules arrive with issue 4")
 
 _RULES = ("abstract_eval", "impl", "lower", "jvp", "transpose", "batch")
 
