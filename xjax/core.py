@@ -22,3 +22,12 @@ from xjax._src.core.trace import (  # noqa: F401
 from xjax._src.transformations.eval_shape import (  # noqa: F401
     ensure_compile_time_eval as ensure_compile_time_eval,
 )
+from xjax._src.core.ad_util import (  # noqa: F401
+    pytype_aval_mappings as pytype_aval_mappings,
+)
+from xjax._src.core.avals import (  # noqa: F401
+    AbstractValue as AbstractValue,
+)
+from xjax._src.core.jaxpr import (  # noqa: F401
+    Atom as Atom,
+)

@@ -6,6 +6,9 @@ custom_derivatives.py), so staging keeps the primal and differentiation uses the
 """
 
 from xjax._src.transformations.custom_derivatives import (  # noqa: F401
+    CustomVJPPrimal as CustomVJPPrimal, SymbolicZero as SymbolicZero,
+    custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
+    zero_from_primal as zero_from_primal,
     DotsSaveable as DotsSaveable, SaveAnyNamesButThese as SaveAnyNamesButThese,
     SaveOnlyTheseNames as SaveOnlyTheseNames, annotations as annotations,
     checkpoint as checkpoint, checkpoint_policies as checkpoint_policies,
@@ -60,7 +63,10 @@ from xjax._src.lax.checkpoint_name import (  # noqa: F401
 )
 from xjax._src.core.pytree import (  # noqa: F401
     prefix_leaves as prefix_leaves, register_pytree_node as register_pytree_node,
-    tree_flatten as tree_flatten, tree_unflatten as tree_unflatten,
+    tree_unflatten as tree_unflatten,
+)
+from xjax._src.core.tree_util import (  # noqa: F401
+    tree_flatten as tree_flatten,
 )
 from xjax._src.lax.operands import (  # noqa: F401
     to_operand as to_operand,

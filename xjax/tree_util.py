@@ -12,14 +12,17 @@ transposition, broadcasting), :class:`Partial` and :func:`register_dataclass`.
 from xjax._src.core.pytree import (  # noqa: F401
     DictKey as DictKey, FlattenedIndexKey as FlattenedIndexKey, GetAttrKey as GetAttrKey,
     KeyEntry as KeyEntry, KeyPath as KeyPath, PyTreeDef as PyTreeDef,
-    SequenceKey as SequenceKey, flatten_one_level as flatten_one_level,
+    SequenceKey as SequenceKey, keystr as keystr, register_pytree_node as register_pytree_node,
+    register_pytree_with_keys as register_pytree_with_keys, tree_unflatten as tree_unflatten,
+    treedef_children as treedef_children, treedef_is_leaf as treedef_is_leaf,
+    treedef_tuple as treedef_tuple,
+)
+from xjax._src.core.tree_util import (  # noqa: F401
+    flatten_one_level as flatten_one_level,
     flatten_one_level_with_keys as flatten_one_level_with_keys, is_tree_node as is_tree_node,
-    keystr as keystr, register_pytree_node as register_pytree_node,
-    register_pytree_with_keys as register_pytree_with_keys, tree_flatten as tree_flatten,
-    tree_flatten_with_path as tree_flatten_with_path, tree_leaves as tree_leaves,
-    tree_leaves_with_path as tree_leaves_with_path, tree_structure as tree_structure,
-    tree_unflatten as tree_unflatten, treedef_children as treedef_children,
-    treedef_is_leaf as treedef_is_leaf, treedef_tuple as treedef_tuple,
+    tree_flatten as tree_flatten, tree_flatten_with_path as tree_flatten_with_path,
+    tree_leaves as tree_leaves, tree_leaves_with_path as tree_leaves_with_path,
+    tree_structure as tree_structure,
 )
 from xjax._src.core.tree_util import (  # noqa: F401
     Partial as Partial, all_leaves as all_leaves, default_registry as default_registry,

@@ -137,6 +137,25 @@ def test_set_mesh_and_reshard():
     assert xjax.sharding.get_mesh().empty
 
 
+def test_typeof_sharding_is_an_unsplit_named_sharding_over_the_empty_abstract_mesh():
+    empty = AbstractMesh((), ())
+    matrix = xjax.typeof(jnp.ones((2, 3))).sharding
+    assert isinstance(matrix, NamedSharding) and matrix.mesh == empty and matrix.mesh.empty
+    assert matrix.spec == P(None, None) and matrix.memory_kind is None
+    assert repr(matrix) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
+    assert xjax.typeof(np.ones(3)).sharding == NamedSharding(empty, P(None))
+    assert xjax.typeof(1.0).sharding.spec == P()
+    specs = []
+
+    def f(x):
+        specs.append(xjax.typeof(x).sharding.spec)
+        return x
+
+    xjax.jit(f)(jnp.ones(3))
+    xjax.vmap(f)(jnp.ones(3))
+    assert specs == [P(None), P()]
+
+
 def test_reprs_match_jax():
     jax = pytest.importorskip("jax")
     jmesh = jax.make_mesh((1,), ("x",))

@@ -297,6 +297,18 @@ def test_key_entries():
         keys[0].key = "b"
 
 
+def test_key_entries_take_keyword_arguments_named_as_jax():
+    keys = (tu.DictKey(key="a"), tu.SequenceKey(idx=0), tu.GetAttrKey(name="x"),
+            tu.FlattenedIndexKey(key=3))
+    assert keys == (tu.DictKey("a"), tu.SequenceKey(0), tu.GetAttrKey("x"),
+                    tu.FlattenedIndexKey(3))
+    assert (keys[0].key, keys[1].idx, keys[2].name, keys[3].key) == ("a", 0, "x", 3)
+    for cls, wrong in ((tu.DictKey, "idx"), (tu.SequenceKey, "key"), (tu.GetAttrKey, "key"),
+                       (tu.FlattenedIndexKey, "idx")):
+        with pytest.raises(TypeError):
+            cls(**{wrong: 0})
+
+
 def test_treedef_methods():
     S = tu.tree_structure
     td = S((1, [2, 3], {"a": 4, "b": None}))

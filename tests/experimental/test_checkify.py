@@ -310,3 +310,13 @@ def test_custom_vjp_and_checkpoint_bodies_are_checked():
     assert checked(jnp.float32(-2.))[0].get() == "neg (`check` failed)"
     remat = checkify.checkify(xjax.checkpoint(lambda x: h(x) * 2))
     assert remat(jnp.float32(-2.))[0].get() == "neg (`check` failed)"
+
+
+def test_check_message_formats_its_arguments_as_arrays():
+    # Chex's chexify prints a dict of the checked values: JAX shows them as Arrays.
+    def f(x):
+        checkify.check(x > 0, "bad {x}", x={"b": x})
+        return x
+
+    err, _ = checkify.checkify(f)(jnp.float32(-1.0))
+    assert err.get() == "bad {'b': Array(-1., dtype=float32)} (`check` failed)"

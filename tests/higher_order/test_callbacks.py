@@ -365,3 +365,17 @@ def test_ordered_callbacks_in_a_nested_jit_stay_in_program_order():
         log.clear()
         np.testing.assert_array_equal(outer(1.0), 4.0)
         assert log == ["before", "inner", "inner", "after"]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_an_error_in_a_callback_is_a_jax_runtime_error(jit):
+    # As JAX, eagerly too: Equinox's filter_pure_callback tests for RuntimeError.
+    def fails(x):
+        raise ValueError("boom")
+
+    def f(x):
+        return xjax.pure_callback(fails, xjax.ShapeDtypeStruct((), jnp.float32), x)
+
+    with pytest.raises(xjax.errors.JaxRuntimeError, match="boom") as info:
+        (xjax.jit(f) if jit else f)(jnp.float32(1.0))
+    assert isinstance(info.value, RuntimeError)

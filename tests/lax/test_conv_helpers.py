@@ -50,6 +50,18 @@ def test_conv_shape_tuple_errors():
         lax.conv_shape_tuple((2, 3, 4), (4, 3, 3), (1,), [(-3, -2)])
 
 
+def test_padtype_to_pads_returns_a_list_of_pairs():
+    assert lax.padtype_to_pads((3, 4), (2, 2), (1, 1), "SAME") == [(0, 1), (0, 1)]
+    assert lax.padtype_to_pads((3, 4), (2, 2), (1, 1), "same_lower") == [(1, 0), (1, 0)]
+    assert lax.padtype_to_pads((3, 4), (2, 2), (1, 1), "VALID") == [(0, 0), (0, 0)]
+    assert lax.padtype_to_pads((9,), (3,), (2,), "SAME") == [(1, 1)]
+    assert lax.padtype_to_pads((0,), (2,), (1,), "SAME") == [(0, 1)]
+    assert type(lax.padtype_to_pads((3,), (2,), (1,), "SAME")) is list
+    with pytest.raises(RuntimeError, match="Unrecognized padding type: expected 'VALID', "
+                                           "'SAME', or 'SAME_LOWER', got foo."):
+        lax.padtype_to_pads((3,), (2,), (1,), "foo")
+
+
 CONV_CASES = [
     ((2, 9, 8, 3), (3, 2, 3, 4), (1, 2), "SAME", ("NHWC", "HWIO", "NHWC")),
     ((2, 3, 9, 8), (4, 3, 3, 2), (2, 1), [(1, 2), (0, 1)], ("NCHW", "OIHW", "NCHW")),

@@ -96,6 +96,28 @@ def test_monoid_detection_and_jaxprs():
     assert "reduce_window_max[" in text
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8])
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_infinite_identities_select_the_monoid_for_integer_operands(dtype, padding):
+    """As JAX, the init value is compared with the identity of its own dtype: -inf with
+    lax.max on integers is reduce_window_max (padding with the integer identity)."""
+    x = np.arange(12, dtype=dtype).reshape(3, 4)
+    pads = lax.padtype_to_pads(x.shape, (2, 2), (1, 1), padding)
+    for init, fn, reducer, fill in ((-np.inf, lax.max, np.maximum, np.iinfo(dtype).min),
+                                    (np.inf, lax.min, np.minimum, np.iinfo(dtype).max)):
+        out = lax.reduce_window(x, init, fn, (2, 2), (1, 1), padding)
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(out, _loop_reduce_window(x, fill, reducer, (2, 2),
+                                                               (1, 1), pads))
+    text = str(xjax.make_jaxpr(
+        lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), padding))(x))
+    assert "reduce_window_max[" in text
+    with pytest.raises(TypeError, match=r"inconsistent dtypes for operands and init_values: "
+                                        r"got operand dtypes \[dtype\('int32'\)\] and "
+                                        r"init_value dtypes \[dtype\('float32'\)\]"):
+        lax.reduce_window(x.astype(np.int32), 1.5, lax.add, (2, 2), (1, 1), padding)
+
+
 def test_variadic_pytree():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     out = lax.reduce_window({"s": x, "p": x + 1}, {"s": 0.0, "p": 1.0},

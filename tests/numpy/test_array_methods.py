@@ -66,6 +66,26 @@ def test_comparison_operators(op):
         np.testing.assert_array_equal(got, op(A, B))
 
 
+CA = np.array([1 + 1j, 2, np.nan + 1j, 1 + np.nan * 1j, 3 - 1j, 2 + 1j], np.complex64)
+CB = np.array([1 + 2j, 1, 1 + 1j, 1 + 1j, 3 - 1j, np.nan], np.complex64)
+ORDERING = {operator.lt: jnp.less, operator.le: jnp.less_equal, operator.gt: jnp.greater,
+            operator.ge: jnp.greater_equal}
+
+
+@pytest.mark.parametrize("op", list(ORDERING), ids=lambda o: o.__name__)
+def test_ordering_of_complex_values_is_lexicographic_as_numpy(op):
+    expected = op(CA, CB)  # by real parts, then by imaginary parts; NaN compares False
+    for got in (*_both(op, CA, CB), *_both(ORDERING[op], CA, CB)):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(op(jnp.asarray(CA), 2), op(CA, 2))
+    np.testing.assert_array_equal(op(1j, jnp.asarray(CA)), op(1j, CA))
+    lax_fn = {operator.lt: xjax.lax.lt, operator.le: xjax.lax.le, operator.gt: xjax.lax.gt,
+              operator.ge: xjax.lax.ge}[op]
+    with pytest.raises(TypeError, match="does not accept dtype complex64"):
+        lax_fn(jnp.asarray(CA), jnp.asarray(CB))
+
+
 @pytest.mark.parametrize("op", BITWISE, ids=lambda o: o.__name__)
 def test_bitwise_operators(op):
     ib = np.abs(IB) % 8 if op in (operator.lshift, operator.rshift) else IB
@@ -241,3 +261,24 @@ def test_builtin_round_without_ndigits_gives_integers():
     out = round(jnp.float32(2.5))
     assert out.dtype == np.int32 and int(out) == 2  # half to even, as Python's round
     assert round(jnp.float32(2.56), 1).dtype == np.float32
+
+
+def test_unsafe_buffer_pointer():
+    x = jnp.arange(4.0)
+    pointer = x.unsafe_buffer_pointer()
+    assert isinstance(pointer, int) and pointer == x.unsafe_buffer_pointer()
+    y = xjax.jit(lambda a: a * 2)(jnp.ones(512))
+    if xjax.default_backend() == "cpu":  # NumPy views the device memory
+        assert y.unsafe_buffer_pointer() == np.asarray(y).ctypes.data
+    assert isinstance(jnp.zeros(0).unsafe_buffer_pointer(), int)
+    # Asking for the pointer does not stop donation: the buffer is updated in place.
+    buffer = jnp.zeros(1000)
+    before = buffer.unsafe_buffer_pointer()
+    out = xjax.jit(lambda b: b.at[0].add(1), donate_argnums=0)(buffer)
+    assert buffer.is_deleted() and out.unsafe_buffer_pointer() == before
+    x.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        x.unsafe_buffer_pointer()
+    with pytest.raises(xjax.errors.ConcretizationTypeError,
+                       match=r"unsafe_buffer_pointer\(\) method was called on traced array"):
+        xjax.jit(lambda a: a.unsafe_buffer_pointer())(jnp.ones(2))

@@ -1,5 +1,6 @@
 """Array creation: array/asarray conversion rules, filled arrays, ranges, eye; reprs."""
 
+import operator
 import warnings
 
 import ml_dtypes
@@ -97,6 +98,15 @@ def test_scalar_types_are_dtypes_and_constructors():
         assert jnp.float64(1).dtype == np.float32
 
 
+def test_scalar_types_compare_with_each_other():
+    ne, eq = operator.ne, operator.eq
+    assert ne(jnp.float16, jnp.float32) is True and eq(jnp.float16, jnp.float32) is False
+    assert eq(jnp.float32, jnp.float32) is True and ne(jnp.float32, jnp.float32) is False
+    assert jnp.float32 == np.dtype("float32") and jnp.float32 != "float32"
+    assert ne(jnp.float32, np.float32) is False and np.float32 == jnp.float32
+    assert len({jnp.float16, jnp.float32, np.float32}) == 2
+
+
 @pytest.mark.parametrize("fn,fill", [(jnp.zeros, 0), (jnp.ones, 1), (jnp.empty, 0)])
 def test_filled(fn, fill):
     _same(fn((2, 3)), np.full((2, 3), fill), np.float32)
@@ -135,6 +145,19 @@ def test_like_functions():
     _same(jnp.zeros_like(jnp.ones(2), dtype=jnp.int8), [0, 0], np.int8)
     with pytest.raises(TypeError, match="zeros_like requires ndarray or scalar arguments"):
         jnp.zeros_like([1, 2])
+
+
+def test_like_functions_accept_shape_dtype_struct():
+    spec = xjax.ShapeDtypeStruct((2, 3), jnp.int8)
+    _same(jnp.zeros_like(spec), np.zeros((2, 3)), np.int8)
+    _same(jnp.ones_like(spec), np.ones((2, 3)), np.int8)
+    _same(jnp.empty_like(spec), np.zeros((2, 3)), np.int8)
+    _same(jnp.full_like(spec, 3), np.full((2, 3), 3), np.int8)
+    _same(jnp.full_like(spec, jnp.array([1, 2, 3])), [[1, 2, 3]] * 2, np.int8)
+    _same(jnp.zeros_like(spec, dtype=jnp.float32, shape=(4,)), np.zeros(4), np.float32)
+    weak_spec = xjax.ShapeDtypeStruct((2,), jnp.float32, weak_type=True)
+    _same(jnp.ones_like(weak_spec), [1, 1], np.float32, weak=False)
+    _same(xjax.jit(lambda: jnp.ones_like(spec))(), np.ones((2, 3)), np.int8)
 
 
 def test_shape_errors():

@@ -284,3 +284,11 @@ def test_repeat_with_total_repeat_length_pads_and_traces():
     _eq(jnp.repeat(a, 2, total_repeat_length=8), [1, 1, 2, 2, 3, 3, 3, 3])
     with pytest.raises(xjax.errors.ConcretizationTypeError, match="total_repeat_length"):
         xjax.jit(lambda r: jnp.repeat(a, r))(jnp.array([1, 2, 0]))
+
+
+def test_expand_dims_takes_any_sequence_of_axes_as_jax():
+    # Distrax passes a range; an index array works too (JAX's _ensure_index_tuple).
+    x = np.arange(6.0).reshape(2, 3)
+    for axis in (range(0, 2), np.array([0, 3]), [1]):
+        np.testing.assert_array_equal(jnp.expand_dims(x, axis),
+                                      np.expand_dims(x, tuple(int(a) for a in axis)))

@@ -344,6 +344,18 @@ def test_misc():
     assert jnp.nextafter(jnp.float32(1), jnp.float32(2)) > 1
 
 
+def test_iscomplexobj_of_scalar_types_dtypes_and_structs():
+    assert jnp.iscomplexobj(jnp.complex64) and jnp.iscomplexobj(jnp.complex128)
+    assert not jnp.iscomplexobj(jnp.float32) and not jnp.iscomplexobj(jnp.bfloat16)
+    assert jnp.iscomplexobj(xjax.ShapeDtypeStruct((2,), jnp.complex64))
+    assert jnp.iscomplexobj(1j) and jnp.iscomplexobj([1j]) and jnp.iscomplexobj(np.complex64(1))
+    assert not jnp.iscomplexobj(None) and not jnp.iscomplexobj("complex64")
+    assert jnp.isrealobj(jnp.float16) and not jnp.isrealobj(jnp.complex64)
+    for bad in (np.complex64, np.dtype("complex64"), complex):  # JAX: TypeError from asarray
+        with pytest.raises(TypeError):
+            jnp.iscomplexobj(bad)
+
+
 def test_integer_power_of_negative_exponents_follows_jax():
     """JAX computes integer powers by binary exponentiation over the exponent's low 6 bits
     and never raises for negative exponents (NumPy does)."""

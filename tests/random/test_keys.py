@@ -190,6 +190,30 @@ def test_typed_keys_through_jit_and_vmap():
     np.testing.assert_array_equal(_data(new_keys[2]), _data(random.fold_in(keys[2], 1)))
 
 
+def test_typed_keys_are_array_leaves_to_users():
+    k = random.key(0)
+    keys = random.split(k, 3)
+    assert isinstance(k, xjax.Array) and isinstance(keys, xjax.Array)
+    assert type(k) is not xjax.Array and type(random.PRNGKey(0)) is xjax.Array
+    tu = xjax.tree_util
+    assert tu.tree_leaves(k) == [k] and xjax.tree.leaves({"a": (k, 1)})[0] is k
+    leaves, treedef = tu.tree_flatten({"k": keys, "x": 1.0})
+    assert leaves[0] is keys and str(treedef) == "PyTreeDef({'k': *, 'x': *})"
+    assert tu.tree_unflatten(treedef, leaves)["k"] is keys
+    assert tu.tree_structure(k) == tu.tree_structure(0)
+    assert tu.tree_map(lambda x: x.shape, {"a": keys}) == {"a": (3,)}
+    assert tu.tree_map(lambda a, b: b, k, 5) == 5
+    ((path, leaf),), _ = tu.tree_flatten_with_path({"a": k})
+    assert path == (tu.DictKey("a"),) and leaf is k
+    assert tu.all_leaves([k]) and not tu.is_tree_node(type(k))
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        tu.flatten_one_level(k)
+    assert tu.tree_leaves([k, None], is_leaf=lambda x: x is None) == [k, None]
+    # Transformations still see (and trace) the key data; results are typed keys again.
+    assert isinstance(xjax.jit(lambda t: t["k"])({"k": k}), random.PRNGKeyArray)
+    assert isinstance(k.unsafe_buffer_pointer(), int)
+
+
 def test_key_data_under_vmap_and_traced_fold_in():
     keys = random.split(random.PRNGKey(1), 3)
     steps = jnp.arange(3)
@@ -209,3 +233,19 @@ def test_split_shapes():
     assert random.split(k, 0).shape == (0, 2)
     np.testing.assert_array_equal(np.asarray(random.split(k, (2, 3))).reshape(6, 2),
                                   np.asarray(random.split(k, 6)))
+
+
+def test_array_equal_compares_typed_keys():
+    # Chex's jittable assert_trees_all_equal compares key leaves with jnp.array_equal.
+    keys = xjax.random.split(xjax.random.key(1))
+    assert bool(xjax.numpy.array_equal(keys, xjax.random.split(xjax.random.key(1))))
+    assert not bool(xjax.numpy.array_equal(keys, xjax.random.split(xjax.random.key(2))))
+    assert not bool(xjax.numpy.array_equal(keys, keys[:1]))
+    assert bool(xjax.jit(lambda k: xjax.numpy.array_equal(k, k, equal_nan=True))(keys))
+
+
+def test_typeof_a_key_array_is_a_shaped_array_of_key_dtype():
+    keys = xjax.random.split(xjax.random.key(0), 3)
+    aval = xjax.typeof(keys)
+    assert aval.shape == (3,) and aval.dtype == keys.dtype
+    assert repr(aval) == "ShapedArray(key<fry>[3])"

@@ -421,6 +421,28 @@ def test_compile_error_has_xla_message():
         CLIENT.compile("this is not MLIR")
 
 
+def test_compile_options_are_passed_to_xla_by_name():
+    x = np.arange(4, dtype=np.float32)
+    for options in ({"xla_cpu_enable_fast_math": True}, {"xla_backend_optimization_level": 0},
+                    {"xla_cpu_enable_fast_math": np.bool_(False)}):
+        exe = CLIENT.compile(ADD4, compiler_options=options)
+        np.testing.assert_array_equal(exe.execute([x, x])[0].to_numpy(), 2 * x)
+    with pytest.raises(rt.XlaRuntimeError, match="No such compile option: 'xla_foo'"):
+        CLIENT.compile(ADD4, compiler_options={"xla_foo": 1})
+    with pytest.raises(rt.XlaRuntimeError, match="'1.5' is not a valid bool value"):
+        CLIENT.compile(ADD4, compiler_options={"xla_cpu_enable_fast_math": 1.5})
+    with pytest.raises(TypeError, match="must be a str, bool, int or float"):
+        CLIENT.compile(ADD4, compiler_options={"xla_cpu_enable_fast_math": None})
+    assert rt.compile_options(overrides={}) == rt.compile_options()
+    assert rt.compile_options(overrides={"a": True}) != rt.compile_options()
+
+
+def test_hlo_text_of_a_module():
+    text = CLIENT.hlo_text(ADD4)
+    assert text.startswith("HloModule ") and "ENTRY" in text
+    assert "f32[4]{0} add(" in text and text.count("parameter(") == 2
+
+
 def test_type_mismatch_in_module_is_reported():
     bad = ADD4.replace("-> tensor<4xf32>\n", "-> tensor<5xf32>\n", 1)
     with pytest.raises(rt.XlaRuntimeError):

@@ -151,3 +151,21 @@ def test_jvp_aux_keeps_non_array_leaves_as_they_are():
     assert aux["s"] == "hi"
     assert type(aux["np"]) is np.ndarray
     assert type(aux["a"]) is xjax.Array and float(aux["a"]) == 1.0
+
+
+def test_jacobian_functions_wrap_the_function_they_differentiate():
+    # Equinox follows __wrapped__ to warn about transformed callables stored on modules.
+    def f(x):
+        return x ** 2
+
+    assert xjax.jacfwd(f).__wrapped__ is f and xjax.jacrev(f).__wrapped__ is f
+    assert xjax.hessian(f).__wrapped__.__wrapped__ is f
+    assert xjax.jacfwd(f).__name__ == "f"
+
+
+def test_linear_transpose_takes_avals_and_shape_dtype_structs():
+    # Equinox passes ShapedArrays; JAX accepts anything with a shape and dtype.
+    for primal in (xjax.core.ShapedArray((2,), np.float32),
+                   xjax.ShapeDtypeStruct((2,), np.float32), np.zeros(2, np.float32)):
+        (ct,) = xjax.linear_transpose(lambda x: 3.0 * x, primal)(np.ones(2, np.float32))
+        np.testing.assert_array_equal(ct, [3.0, 3.0])

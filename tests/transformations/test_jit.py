@@ -249,3 +249,48 @@ def test_nested_jaxpr_params_break_lines_as_jax_counting_the_key():
         lambda x: xjax.lax.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x))(x))
     assert "      body_jaxpr={ lambda ; c:f32[2,3]. let\n          d:f32[2,3] = mul c 2.0:f32[]\n" \
         in text
+
+
+def test_shape_dtype_struct_like():
+    like = xjax.ShapeDtypeStruct.like
+    s = like(np.ones((2, 3), np.int8))
+    assert (s.shape, s.dtype, s.weak_type) == ((2, 3), np.int8, False)
+    assert repr(like(1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+    assert like(np.float64(1)).dtype == np.float32 and not like(np.float64(1)).weak_type
+    assert like(xjax.ShapeDtypeStruct((2,), np.float32, weak_type=True)).weak_type
+    seen = []
+    xjax.jit(lambda t: seen.append(like(t)) or t)(arr([1.0, 2.0]))
+    assert seen == [xjax.ShapeDtypeStruct((2,), np.float32)]
+    with pytest.raises(NotImplementedError, match="Ref/AbstractRef"):
+        like(xjax.new_ref(arr([1.0])))
+
+
+def test_jit_takes_in_and_out_shardings():
+    # Flax's nnx.jit passes them to jax.jit; they are checked, then place values.
+    from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    mesh = Mesh(np.array(xjax.devices()[:1]), ("x",))
+    f = xjax.jit(lambda x: x * 2, in_shardings=NamedSharding(mesh, P("x")),
+                 out_shardings=NamedSharding(mesh, P()))
+    np.testing.assert_array_equal(f(xjax.numpy.arange(3.0)), np.arange(3.0) * 2)
+    with pytest.raises(TypeError, match="PartitionSpec instances or None"):
+        xjax.jit(lambda x: x, in_shardings="x")
+    with pytest.raises(NotImplementedError, match="compiler_options"):
+        xjax.jit(lambda x: x, compiler_options={"xla_cpu_enable_fast_math": True})
+
+
+def test_ensure_compile_time_eval_folds_constants_and_traces_the_rest():
+    # JAX's eager constant folding; Equinox's error_if binds traced values inside the block.
+    kinds = []
+
+    @xjax.jit
+    def f(x):
+        with xjax.ensure_compile_time_eval():
+            table = xjax.numpy.arange(3.0) * 2
+            y = x * table
+            kinds.extend([type(table) is Array, isinstance(y, xjax.core.Tracer)])
+        return y
+
+    np.testing.assert_array_equal(f(xjax.numpy.ones(3)), [0.0, 2.0, 4.0])
+    assert kinds == [True, True]
+    with xjax.ensure_compile_time_eval():  # outside any trace: plain evaluation
+        assert type(xjax.numpy.ones(2) + 1) is Array

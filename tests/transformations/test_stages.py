@@ -38,8 +38,7 @@ def test_trace_lower_compile_chain():
     assert "func.func" in text and "dot_general" in text
     assert lowered.out_tree == xjax.tree_util.tree_structure({"a": 0, "b": 0})
     assert lowered.compiler_ir() is None
-    with pytest.raises(NotImplementedError):
-        lowered.as_text("hlo")
+    assert lowered.as_text("hlo").startswith("HloModule ")
 
     compiled = lowered.compile()
     assert isinstance(compiled, stages.Compiled)
@@ -59,8 +58,37 @@ def test_compiled_checks_its_arguments():
         compiled(x, x)
     with pytest.raises(TypeError, match="Argument types differ"):
         compiled(jnp.ones((3, 3)), y=x)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(RuntimeError, match="No such compile option: 'xla_foo'"):
         xjax.jit(_f).lower(x, y=x).compile({"xla_foo": True})
+
+
+def test_compiler_ir_hlo_gives_the_hlo_text():
+    lowered = xjax.jit(lambda x: jnp.sin(x) + 1.0).lower(jnp.ones(3))
+    hlo = lowered.compiler_ir(dialect="hlo")
+    text = hlo.as_hlo_text()
+    assert text.startswith(f"HloModule {hlo.name()}, entry_computation_layout=")
+    assert "ENTRY" in text and "sine(" in text and "ROOT" in text
+    assert "f32[3]{0} parameter(0)" in text
+    for bad in ("mhlo", "foo"):
+        with pytest.raises(ValueError, match=f"unknown dialect: {bad}"):
+            lowered.compiler_ir(bad)
+        with pytest.raises(ValueError, match=f"unknown dialect: {bad}"):
+            lowered.as_text(bad)
+
+
+def test_compile_passes_compiler_options_to_xla():
+    f = xjax.jit(lambda x: x * 2.0 + 1.0)
+    x = jnp.arange(3.0)
+    lowered = f.lower(x)
+    assert lowered.compile({}) is not None
+    for options in ({"xla_cpu_enable_fast_math": True},
+                    {"xla_backend_optimization_level": 0}):
+        np.testing.assert_allclose(lowered.compile(options)(x), [1.0, 3.0, 5.0])
+    with pytest.raises(RuntimeError, match="'true' is not a valid bool value"):
+        lowered.compile({"xla_cpu_enable_fast_math": "true"})
+    with pytest.raises(NotImplementedError, match="optimization_level"):
+        lowered.compile({"optimization_level": 1})
+    np.testing.assert_allclose(f(x), [1.0, 3.0, 5.0])
 
 
 def test_static_and_donated_arguments():

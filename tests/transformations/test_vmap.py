@@ -94,12 +94,53 @@ def test_collectives():
 def test_errors():
     with pytest.raises(ValueError, match="inconsistent sizes"):
         vmap(lambda a, b: a + b)(jnp.ones(2), jnp.ones(3))
-    with pytest.raises(ValueError, match="tree prefix"):
+    with pytest.raises(ValueError, match=r"tuple of entries .* len\(in_axes\)=1, len\(args\)=2"):
         vmap(lambda a, b: a + b, in_axes=(0,))(jnp.ones(2), jnp.ones(2))
     with pytest.raises(ValueError, match="axis 2"):
         vmap(lambda a: a, in_axes=2)(jnp.ones((2, 2)))
     with pytest.raises(ValueError, match="at least one non-None"):
         vmap(lambda a: a, in_axes=None)(jnp.ones(2))
+
+
+def test_top_level_list_in_axes_is_a_tuple():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    y = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_array_equal(vmap(lambda a, b: a + b, in_axes=[None, 0])(y, x), x + y)
+    np.testing.assert_array_equal(vmap(lambda a, b: a + b, in_axes=[None, 1])(y[:2], x),
+                                  (x + y[:2, None]).T)
+    np.testing.assert_array_equal(vmap(lambda a, b: a + b[0], in_axes=[None, [0]])(y, [x]),
+                                  x + y)
+    with pytest.raises(ValueError, match=r"len\(in_axes\)=1, len\(args\)=2"):
+        vmap(lambda a, b: a + b, in_axes=[0])(x, x)
+    with pytest.raises(TypeError, match="tuple of entries"):
+        vmap(lambda a, b: a + b, in_axes={"a": 0})(x, x)
+    with pytest.raises(ValueError, match="out_axes specification must be a tree prefix"):
+        vmap(lambda a: (a, a), out_axes=[0, 1])(x)
+
+
+def test_unmapped_arguments_reach_the_function_as_they_are():
+    class Config:
+        scale = 2.0
+
+    x = np.arange(3.0, dtype=np.float32)
+    seen = []
+
+    def f(cfg, opts, v):
+        seen.append((type(cfg), type(opts["name"]), type(opts["n"])))
+        return v * cfg.scale + len(opts["name"]) + opts["n"]
+
+    opts = {"name": "abc", "n": 1}
+    np.testing.assert_array_equal(vmap(f, in_axes=(None, None, 0))(Config(), opts, x),
+                                  x * 2 + 4)
+    assert seen == [(Config, str, int)]
+    np.testing.assert_array_equal(vmap(lambda t, v: v.astype(t), in_axes=(None, 0))(
+        jnp.int32, x), [0, 1, 2])
+    grads = grad(lambda v: vmap(f, in_axes=(None, None, 0))(Config(), opts, v).sum())(x)
+    np.testing.assert_array_equal(grads, [2.0, 2.0, 2.0])
+    with pytest.raises(TypeError, match="Argument 'ab' of type <class 'str'> is not a valid"):
+        vmap(lambda s, v: v, in_axes=(0, 0))("ab", x)
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        vmap(lambda o, v: (v, o), in_axes=(None, 0))(Config(), x)
 
 
 def test_shape_errors_under_vmap_name_the_unbatched_shapes():
@@ -143,3 +184,34 @@ def test_out_axes_out_of_bounds_raise_value_error_as_jax():
             vmap(lambda x: x * 2, out_axes=out_axis)(jnp.arange(2.0))
     assert vmap(lambda x: x * 2, out_axes=1)(jnp.ones((2, 3))).shape == (3, 2)
     assert vmap(lambda x: x * 2, out_axes=-2)(jnp.ones((2, 3))).shape == (2, 3)
+
+
+def test_transforming_a_callable_whose_name_is_not_a_string():
+    # Equinox modules can carry a non-string __name__; JAX's wrappers tolerate it.
+    class Weird:
+        __name__ = 3
+
+        def __call__(self, x):
+            return x * 2
+
+    weird = Weird()
+    np.testing.assert_array_equal(xjax.vmap(weird)(np.arange(3.0)), np.arange(3.0) * 2)
+    assert xjax.vmap(weird).__wrapped__ is weird
+    assert float(xjax.grad(weird)(1.0)) == 2.0
+    assert float(xjax.jit(weird)(1.0)) == 2.0
+
+
+def test_transformed_callables_carry_the_callables_attributes():
+    # As JAX's wraps: Equinox reads a vmapped module's fields through the vmapped function.
+    class Module:
+        def __init__(self):
+            self.state_index = 7
+            self._fun = "a field named as jit's own attribute"
+
+        def __call__(self, x):
+            return x + 1
+
+    module = Module()
+    for transform in (xjax.vmap, xjax.grad, xjax.jit, xjax.jacfwd):
+        assert transform(module).state_index == 7
+    assert float(xjax.jit(module)(1.0)) == 2.0  # jit's own attributes win

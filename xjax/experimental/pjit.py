@@ -10,10 +10,13 @@ from xjax._src.core.sharding_types import (  # noqa: F401
     NamedSharding as NamedSharding, PartitionSpec as PartitionSpec, Sharding as Sharding,
     get_mesh as get_mesh,
 )
-from xjax._src.experimental.pjit import (  # noqa: F401
-    UNSPECIFIED as UNSPECIFIED, annotations as annotations,
+from xjax._src.transformations.jit_shardings import (  # noqa: F401
+    UNSPECIFIED as UNSPECIFIED,
 )
 from xjax._src.core.pytree import (  # noqa: F401
-    tree_flatten as tree_flatten, tree_unflatten as tree_unflatten,
+    tree_unflatten as tree_unflatten,
+)
+from xjax._src.core.tree_util import (  # noqa: F401
+    tree_flatten as tree_flatten,
 )
 from xjax._src.experimental.pjit import __getattr__ as __getattr__  # noqa: F401

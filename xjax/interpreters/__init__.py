@@ -10,3 +10,5 @@ The public modules of ``jax.interpreters`` are here too: :mod:`~xjax.interpreter
 from xjax.interpreters import batching as batching  # noqa: F401
 from xjax.interpreters import mlir as mlir  # noqa: F401
 from xjax.interpreters import partial_eval as partial_eval  # noqa: F401
+from xjax.interpreters import ad as ad  # noqa: F401
+from xjax.interpreters import xla as xla  # noqa: F401

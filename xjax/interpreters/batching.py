@@ -9,9 +9,12 @@ from xjax._src.core.array import (  # noqa: F401
     Array as Array,
 )
 from xjax._src.interpreters.batching import (  # noqa: F401
-    BatchTrace as BatchTrace, BatchTracer as BatchTracer, batch_flat as batch_flat,
-    defbroadcasting as defbroadcasting, defvectorized as defvectorized,
-    primitive_batchers as primitive_batchers,
+    BatchTrace as BatchTrace, BatchTracer as BatchTracer,
+    axis_primitive_batchers as axis_primitive_batchers, batch_flat as batch_flat,
+    broadcast as broadcast, defbroadcasting as defbroadcasting, defreducer as defreducer,
+    defvectorized as defvectorized, fancy_primitive_batchers as fancy_primitive_batchers,
+    primitive_batchers as primitive_batchers, register_vmappable as register_vmappable,
+    unregister_vmappable as unregister_vmappable,
 )
 from xjax._src.lax.batch_rules import (  # noqa: F401
     bdim_at_front as bdim_at_front, not_mapped as not_mapped,

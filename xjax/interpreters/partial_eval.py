@@ -8,6 +8,9 @@ the residuals): that is ``linearize``.
 
 ``partial_eval_jaxpr`` does the same split on a jaxpr, for higher-order primitives (``jit``,
 control flow) met with some operands known and some not.
+
+JAX's names for this (``PartialVal``, ``trace_to_jaxpr_nounits``, ``dce_jaxpr``) are mapped
+onto that machinery.
 """
 
 from xjax._src.core.jaxpr import (  # noqa: F401
@@ -24,6 +27,10 @@ from xjax._src.interpreters.partial_eval import (  # noqa: F401
     partial_eval_jaxpr_policy as partial_eval_jaxpr_policy,
     partial_eval_jaxpr_rules as partial_eval_jaxpr_rules,
     partial_eval_rules as partial_eval_rules,
+)
+from xjax._src.jax_adapters.interpreters_partial_eval import (  # noqa: F401
+    PartialVal as PartialVal, dce_jaxpr as dce_jaxpr,
+    trace_to_jaxpr_nounits as trace_to_jaxpr_nounits,
 )
 from xjax._src.interpreters.staging import (  # noqa: F401
     StagingTrace as StagingTrace, StagingTracer as StagingTracer,

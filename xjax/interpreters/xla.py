@@ -7,4 +7,7 @@ implementation, as libraries write ``p.def_impl(functools.partial(xla.apply_prim
 from xjax._src.jax_adapters.interpreters_xla import (  # noqa: F401
     apply_primitive as apply_primitive,
 )
+from xjax._src.lax.operands import (  # noqa: F401
+    canonicalize_dtype_handlers as canonicalize_dtype_handlers,
+)
 from xjax._src.jax_adapters.interpreters_xla import __all__ as __all__  # noqa: F401

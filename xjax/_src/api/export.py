@@ -35,7 +35,7 @@ from xjax._src.higher_order.jit_call import compile_text
 from xjax._src.lax.operands import to_operand
 from xjax._src.lowering.lower_jaxpr import lower_module
 from xjax._src.runtime import default_backend
-from xjax._src.transformations.jit import JitFunction, ShapeDtypeStruct
+from xjax._src.transformations.jit import PjitFunction, ShapeDtypeStruct
 from xjax._src.higher_order.callbacks import pure_callback
 from xjax._src.transformations.custom_derivatives import _at_top_level
 
@@ -291,7 +291,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=(), _override_lowering_ru
     >>> xjax.export.deserialize(exp.serialize()).call(jnp.zeros(3))
     Array([0., 0., 0.], dtype=float32)
     """
-    if not isinstance(fun_jit, JitFunction):
+    if not isinstance(fun_jit, PjitFunction):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: "
                          f"{fun_jit}")
     target = default_export_platform()

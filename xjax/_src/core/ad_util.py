@@ -3,6 +3,8 @@ primals, tangent avals."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 
@@ -41,15 +43,30 @@ def is_undefined(x) -> bool:
 
 
 def get_aval(x) -> ShapedArray:
-    """The aval of an operand: Arrays and tracers carry one; others are concrete values."""
+    """The aval of an operand: Arrays and tracers carry one; others are concrete values
+    (a type registered in :data:`pytype_aval_mappings` by its function there)."""
     aval = getattr(x, "aval", None)
     if type(aval) is ShapedArray:
         return aval
-    import numpy as np
+    registered = pytype_aval_mappings.get(type(x))
+    if registered is not None:
+        return registered(x)
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return python_scalar_aval(x)
+    return _array_like_aval(x)
+
+
+def _array_like_aval(x) -> ShapedArray:
     value = np.asarray(x)
     return ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
+
+
+# Concrete value types -> the function giving their aval (JAX's ``pytype_aval_mappings``):
+# libraries register their array-like types, usually with the entry of ``np.ndarray``.
+pytype_aval_mappings: dict = {
+    np.ndarray: _array_like_aval,
+    **{t: python_scalar_aval for t in (bool, int, float, complex)},
+}
 
 
 def is_differentiable(aval: ShapedArray) -> bool:

@@ -58,14 +58,20 @@ def _read_only_view(npy: np.ndarray) -> np.ndarray:
     return view
 
 
+# Types whose instances are ``Array`` instances without being Arrays: tracers, and those
+# registered with ``register_array_type`` (typed PRNG key arrays).
+_virtual_array_types: tuple = (trace_module.Tracer,)
+
+
 class _ArrayMeta(type):
-    """Makes tracers instances of ``Array``, as in JAX (``isinstance(x, jax.Array)`` holds
-    inside ``jit``, ``grad`` and ``vmap``). Code that needs a concrete array tests
-    ``type(x) is Array``."""
+    """Makes tracers (and registered array types, as PRNG key arrays) instances of
+    ``Array``, as in JAX (``isinstance(x, jax.Array)`` holds inside ``jit``, ``grad`` and
+    ``vmap``). Code that needs a concrete array tests ``type(x) is Array``, and code that
+    needs an array or a tracer ``isinstance(x, Tracer)`` besides."""
 
     def __instancecheck__(cls, obj):
         return type.__instancecheck__(cls, obj) or (
-            cls is Array and isinstance(obj, trace_module.Tracer))
+            cls is Array and isinstance(obj, _virtual_array_types))
 
 
 class Array(metaclass=_ArrayMeta):
@@ -177,7 +183,7 @@ class Array(metaclass=_ArrayMeta):
 
     def __index__(self) -> int:
         if self._aval.dtype.kind not in "iub":
-            raise TypeError(f"only integer scalar arrays can be converted to a scalar index")
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(self._value())
 
     def __hash__(self):
@@ -287,6 +293,19 @@ class Array(metaclass=_ArrayMeta):
         """Whether :meth:`delete` (or donation to a jitted call) freed this array."""
         return type(self._buffer) is _DeletedBuffer
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the array's device buffer, as an int (the buffer is made from the
+        host value if the array has none yet).
+
+        Raises
+        ------
+        RuntimeError
+            If the array was deleted (or donated).
+        """
+        # A buffer of its own (not a view of the host value), so that the array can still
+        # be donated in place, as JAX programs that compare pointers expect (Equinox's).
+        return self._device_buffer(may_alias=False).unsafe_buffer_pointer()
+
 
 class _DeletedBuffer:
     """Stands in for a deleted array's buffer: every use raises JAX's RuntimeError. (Kept
@@ -300,7 +319,7 @@ class _DeletedBuffer:
     def _raise(self, *args, **kwargs):
         raise RuntimeError(self.message)
 
-    to_numpy = block_until_ready = is_ready = __array__ = _raise
+    to_numpy = block_until_ready = is_ready = __array__ = unsafe_buffer_pointer = _raise
     device = property(_raise)
 
     def is_deleted(self) -> bool:
@@ -327,6 +346,15 @@ def define_methods(members: dict, properties: dict) -> None:
         setattr(Array, name, fn)
     for name, getter in properties.items():
         setattr(Array, name, property(getter))
+
+
+def register_array_type(cls) -> None:
+    """Make instances of ``cls`` instances of ``Array`` for ``isinstance``, as JAX's typed
+    PRNG key arrays are ``jax.Array`` instances (they are not Arrays otherwise: every
+    ``type(x) is Array`` test still fails for them)."""
+    global _virtual_array_types
+    if cls not in _virtual_array_types:
+        _virtual_array_types = (*_virtual_array_types, cls)
 
 
 def set_value_guard(guard) -> None:

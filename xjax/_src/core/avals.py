@@ -7,9 +7,18 @@ import math
 import numpy as np
 
 from xjax._src.core import dtypes
+from xjax._src.core.sharding_types import AbstractMesh, NamedSharding, PartitionSpec
+
+_EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
 
 
-class ShapedArray:
+class AbstractValue:
+    """Base of abstract values (what tracing knows of a value), as JAX's ``core.AbstractValue``."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: a static shape, a dtype and a weak-type flag.
 
     ``weak_type`` marks values born from Python scalars; they defer to the other operand's
@@ -20,7 +29,8 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type: bool = False):
         self.shape = tuple(shape)
-        self.dtype = dtype if type(dtype) is np.dtype else np.dtype(dtype)
+        self.dtype = dtype if type(dtype) is np.dtype or isinstance(
+            dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 
@@ -32,6 +42,13 @@ class ShapedArray:
     def size(self) -> int:
         return math.prod(self.shape)
 
+    @property
+    def sharding(self) -> NamedSharding:
+        """The sharding in the type, as JAX gives it outside a mesh context: a
+        ``NamedSharding`` over the empty ``AbstractMesh``, no dimension split
+        (``P(None, None)`` for a matrix)."""
+        return NamedSharding(_EMPTY_ABSTRACT_MESH, PartitionSpec(*(None,) * len(self.shape)))
+
     def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
@@ -39,6 +56,16 @@ class ShapedArray:
 
     def strip_weak_type(self) -> "ShapedArray":
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The type of this type's tangents (and cotangents): the same for inexact dtypes,
+        ``float0`` for integers and booleans (the weak type is kept, as in JAX)."""
+        if dtypes.is_inexact(self.dtype):
+            return self
+        return ShapedArray(self.shape, dtypes.float0, self.weak_type)
+
+    to_ct_aval = to_tangent_aval
+    at_least_vspace = to_tangent_aval  # JAX's older name
 
     def __eq__(self, other) -> bool:
         return (type(other) is ShapedArray and self.shape == other.shape

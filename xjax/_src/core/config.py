@@ -22,6 +22,8 @@ import enum
 import functools
 import os
 
+from xjax._src.runtime import client
+
 
 class NumpyDtypePromotion(enum.StrEnum):
     """Values of ``jax_numpy_dtype_promotion``."""
@@ -88,6 +90,11 @@ _DEFAULTS = {
     "jax_no_execution": False,
     "jax_auto_pcast": True,
     "jax_remove_size_one_mesh_axis_from_type": False,
+    # How tracebacks through jax._src.traceback_util.api_boundary are filtered (libraries
+    # register their files); xjax's own frames are not filtered.
+    "jax_traceback_filtering": "auto",
+    # CPU devices of the CPU client; -1: as XLA_FLAGS/XJAX_NUM_CPU_DEVICES say (else one).
+    "jax_num_cpu_devices": -1,
     # The values of the contexts made by jax.make_user_context (part of jit's cache key).
     "xjax_user_contexts": (),
 }
@@ -164,6 +171,9 @@ _PARSERS.update({
     "jax_legacy_prng_key": _enum_class_parser(LegacyPrngKeyState),
     "jax_default_prng_impl": _enum_parser(_PRNG_IMPLS),
     "jax_array_garbage_collection_guard": _optional_enum_parser(["allow", "log", "fatal"]),
+    "jax_traceback_filtering": _enum_parser(["off", "tracebackhide", "remove_frames",
+                                             "quiet_remove_frames", "auto"]),
+    "jax_num_cpu_devices": int,
     "jax_transfer_guard": _optional_enum_parser(_TRANSFER_GUARD_LEVELS),
     **{name: _optional_enum_parser(_TRANSFER_GUARD_LEVELS) for name in _TRANSFER_GUARD_FLAGS},
 })
@@ -226,6 +236,8 @@ class Config:
             value = parse(value)
         if name in _SUPPORTED_ONLY:
             _check_supported(name, value)
+        if name == "jax_num_cpu_devices":
+            client.set_cpu_device_count(value)  # raises once the CPU client exists
         self.__dict__[name] = value
         if name == "jax_transfer_guard":  # a set-only flag that sets every direction
             for direction in _TRANSFER_GUARD_FLAGS:

@@ -6,6 +6,8 @@ the user knows which input to mark static or which operation to move out of ``ji
 
 from __future__ import annotations
 
+from xjax._src.runtime.client import XlaRuntimeError
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
 
 
@@ -85,8 +87,9 @@ class InconclusiveDimensionOperation(Exception):
     pass
 
 
-class JaxRuntimeError(RuntimeError):
-    pass
+# XLA's run-time errors and xjax's own (transfer guards, ...) are one class, as in JAX
+# (where JaxRuntimeError is jaxlib's XlaRuntimeError).
+JaxRuntimeError = XlaRuntimeError
 
 
 def _tracer_origin(tracer) -> str:

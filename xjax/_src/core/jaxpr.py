@@ -45,6 +45,10 @@ class Literal:
         return f"Literal({self.val})"
 
 
+# An operand of an equation (JAX's ``core.Atom``).
+Atom = Var | Literal
+
+
 class JaxprEqn:
     """One application ``outvars = primitive[params] invars``."""
 

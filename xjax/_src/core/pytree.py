@@ -15,6 +15,7 @@ container in one expression.
 from __future__ import annotations
 
 import collections
+import threading
 
 from typing import Any, TypeVar
 
@@ -24,7 +25,8 @@ __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath",
            "register_pytree_with_keys",
            "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
            "treedef_children", "treedef_is_leaf", "treedef_is_strict_leaf", "treedef_tuple",
-           "tree_flatten_with_path", "tree_leaves_with_path"]
+           "tree_flatten_with_path", "tree_leaves_with_path", "register_leaf_node",
+           "is_leaf_node_type", "user_flatten", "user_flatten_with_path"]
 
 # Node kinds. A node is (kind, data, children, aux): data is hashable (dict keys, a type),
 # aux is a custom node's auxiliary data (compared, hashed only when hashable).
@@ -131,6 +133,9 @@ class DictKey(_Key):
     __match_args__ = ("key",)
     _field = "key"
 
+    def __init__(self, key):
+        super().__init__(key)
+
     def __str__(self):
         return f"[{self.key!r}]"
 
@@ -140,6 +145,9 @@ class SequenceKey(_Key):
     __slots__ = ("idx",)
     __match_args__ = ("idx",)
     _field = "idx"
+
+    def __init__(self, idx):
+        super().__init__(idx)
 
     def __str__(self):
         return f"[{self.idx!r}]"
@@ -151,6 +159,9 @@ class GetAttrKey(_Key):
     __match_args__ = ("name",)
     _field = "name"
 
+    def __init__(self, name):
+        super().__init__(name)
+
     def __str__(self):
         return f".{self.name}"
 
@@ -160,6 +171,9 @@ class FlattenedIndexKey(_Key):
     __slots__ = ("key",)
     __match_args__ = ("key",)
     _field = "key"
+
+    def __init__(self, key):
+        super().__init__(key)
 
     def __str__(self):
         return f"[<flat index {self.key}>]"
@@ -347,25 +361,9 @@ def prefix_leaves(prefix, tree, is_leaf=None) -> list:
 
 
 def tree_flatten(tree, is_leaf=None):
-    """Flatten a pytree into its leaves and a :class:`PyTreeDef`.
-
-    Parameters
-    ----------
-    tree : pytree
-        Nested tuples, lists, dicts, None, namedtuples and registered nodes.
-    is_leaf : callable, optional
-        Called on every subtree before it is taken apart; True makes it a leaf.
-
-    Returns
-    -------
-    leaves : list
-    treedef : PyTreeDef
-
-    Examples
-    --------
-    >>> tree_flatten((1, [2, 3], {'a': 4, 'b': None}))
-    ([1, 2, 3, 4], PyTreeDef((*, [*, *], {'a': *, 'b': None})))
-    """
+    """Leaves and :class:`PyTreeDef` of ``tree``, as transformations see it: every registered
+    node is taken apart, typed key arrays included (users' view:
+    :func:`xjax._src.core.tree_util.tree_flatten`, where key arrays are leaves)."""
     if is_leaf is None:
         typ = type(tree)
         if typ is tuple or typ is list:  # the common case: a flat sequence of leaves
@@ -819,6 +817,82 @@ def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func,
             pairs, aux = flatten_with_keys(x)
             return [c for _, c in pairs], aux
     _register(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+
+
+# -- leaf nodes: leaves to users, nodes to xjax's transformations --
+
+_leaf_node_types: set = set()
+
+
+class _LeafNodesSeen(threading.local):
+    """How many leaf nodes this thread's fast flattening has taken apart."""
+    count = 0
+
+
+_leaf_nodes_seen = _LeafNodesSeen()
+
+
+def _h_leaf_node(x, leaves) -> tuple:
+    _leaf_nodes_seen.count += 1
+    return _h_custom(x, leaves)
+
+
+def register_leaf_node(nodetype, flatten_func, unflatten_func) -> None:
+    """Make ``nodetype`` a *leaf node*: a node to this module's functions, which xjax's
+    transformations flatten their arguments and results with, and a leaf to the public
+    pytree functions (:func:`user_flatten`, behind ``xjax.tree_util`` and ``xjax.tree``).
+
+    JAX's typed PRNG key arrays are leaves of an extended dtype; xjax's are such leaf nodes,
+    whose key data the transformations trace.
+
+    Parameters
+    ----------
+    nodetype : type
+    flatten_func, unflatten_func : callable
+        As for :func:`register_pytree_node`.
+    """
+    _register(nodetype, flatten_func, unflatten_func, None)
+    _handlers[nodetype] = _h_leaf_node
+    _leaf_node_types.add(nodetype)
+
+
+def is_leaf_node_type(typ) -> bool:
+    """Whether ``typ`` was registered with :func:`register_leaf_node`."""
+    return typ in _leaf_node_types
+
+
+def _is_leaf_node(x) -> bool:
+    return type(x) in _leaf_node_types
+
+
+def user_flatten(tree, is_leaf=None):
+    """:func:`tree_flatten` as users see pytrees (JAX's): leaf nodes are leaves.
+
+    Without ``is_leaf`` it takes the fast path, and again the slow one only when that met a
+    leaf node (counted per thread).
+
+    Examples
+    --------
+    >>> user_flatten((1, [2, None]))
+    ([1, 2], PyTreeDef((*, [*, None])))
+    """
+    if is_leaf is None:
+        seen = _leaf_nodes_seen.count
+        out = tree_flatten(tree)
+        if _leaf_nodes_seen.count == seen:
+            return out
+        return tree_flatten(tree, _is_leaf_node)
+    return tree_flatten(tree, lambda x: is_leaf(x) or type(x) in _leaf_node_types)
+
+
+def user_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path: bool = False):
+    """:func:`tree_flatten_with_path` as users see pytrees: leaf nodes are leaves."""
+    if is_leaf is None:
+        return tree_flatten_with_path(tree, _is_leaf_node)
+    if is_leaf_takes_path:
+        return tree_flatten_with_path(
+            tree, lambda p, x: is_leaf(p, x) or type(x) in _leaf_node_types, True)
+    return tree_flatten_with_path(tree, lambda x: is_leaf(x) or type(x) in _leaf_node_types)
 
 
 def is_tree_node(typ) -> bool:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import AbstractValue, ShapedArray
 from xjax._src.core.trace import Tracer
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The type of a :class:`xjax.ref.Ref`: the aval of the array it holds.
 
     Examples

@@ -649,7 +649,14 @@ class NamedSharding(Sharding):
 
     mesh = property(lambda self: self._mesh)
     spec = property(lambda self: self._spec)
-    memory_kind = property(lambda self: self._memory_kind or "device")
+
+    @property
+    def memory_kind(self):
+        """The memory kind given, else ``"device"`` over a ``Mesh`` (None over an
+        ``AbstractMesh``, which has no devices), as in JAX."""
+        if self._memory_kind is None and isinstance(self._mesh, Mesh):
+            return "device"
+        return self._memory_kind
 
     @property
     def device_set(self) -> set:
@@ -747,8 +754,8 @@ class NamedSharding(Sharding):
     def __repr__(self):
         mesh = self._mesh
         mesh_repr = str(mesh) if isinstance(mesh, Mesh) else repr(mesh)
-        return (f"NamedSharding(mesh={mesh_repr}, spec={self._spec!r}, "
-                f"memory_kind={self.memory_kind})")
+        kind = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={mesh_repr}, spec={self._spec!r}{kind})"
 
 
 class Shard:

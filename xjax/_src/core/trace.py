@@ -26,6 +26,11 @@ class Trace:
     def process_primitive(self, primitive, args, params):
         raise NotImplementedError
 
+    @property
+    def main(self) -> "Trace":
+        """This trace: what JAX calls a trace's ``main`` (its identity, for ``is`` tests)."""
+        return self
+
     def is_ancestor_of(self, other: "Trace") -> bool:
         trace = other
         while trace is not None:
@@ -146,6 +151,12 @@ class Tracer:
 
     def __hash__(self):
         raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def unsafe_buffer_pointer(self):
+        """A traced value has no buffer: JAX's ConcretizationTypeError."""
+        raise errors.ConcretizationTypeError(
+            self, f"The unsafe_buffer_pointer() method was called on traced array with shape "
+                  f"{self.aval.str_short()}.")
 
     def __setitem__(self, index, value):
         raise TypeError(immutable_message(self))

@@ -4,6 +4,10 @@ The flattening machinery lives in :mod:`xjax.core.pytree`; this module adds the 
 functions built on it (``tree_map`` with JAX's structure-error messages, reductions,
 transposition, broadcasting), :class:`Partial` and :func:`register_dataclass`.
 
+The public functions see pytrees as JAX does: a *leaf node* (a typed PRNG key array) is a
+leaf, though xjax's transformations, which flatten with ``core.pytree`` directly, take it
+apart into its data.
+
 >>> import xjax.tree_util as tu
 >>> tu.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, None)})
 {'a': 2, 'b': (4, None)}
@@ -16,12 +20,11 @@ import difflib
 import functools
 import textwrap
 
+from xjax._src.core import pytree as _pytree
 from xjax._src.core.pytree import (  # noqa: F401  (re-exported)
     DictKey, FlattenedIndexKey, GetAttrKey, KeyEntry, KeyPath, PyTreeDef, SequenceKey,
-    flatten_one_level, flatten_one_level_with_keys, is_tree_node, keystr,
-    register_pytree_node, register_pytree_with_keys, tree_flatten, tree_flatten_with_path,
-    tree_leaves, tree_leaves_with_path, tree_structure, tree_unflatten, treedef_children,
-    treedef_is_leaf, treedef_is_strict_leaf, treedef_tuple)
+    keystr, register_pytree_node, register_pytree_with_keys, tree_unflatten,
+    treedef_children, treedef_is_leaf, treedef_is_strict_leaf, treedef_tuple)
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial",
@@ -34,6 +37,94 @@ __all__ = [
     "tree_structure", "tree_transpose", "tree_unflatten", "treedef_children",
     "treedef_is_leaf", "treedef_tuple",
 ]
+
+
+# --------------------------------------------------------------------------------------------
+# flattening, with leaf nodes as leaves
+
+
+def tree_flatten(tree, is_leaf=None):
+    """Flatten a pytree into its leaves and a :class:`PyTreeDef`.
+
+    Parameters
+    ----------
+    tree : pytree
+        Nested tuples, lists, dicts, None, namedtuples and registered nodes; a typed PRNG
+        key array is a leaf.
+    is_leaf : callable, optional
+        Called on every subtree before it is taken apart; True makes it a leaf.
+
+    Returns
+    -------
+    leaves : list
+    treedef : PyTreeDef
+
+    Examples
+    --------
+    >>> tree_flatten((1, [2, 3], {'a': 4, 'b': None}))
+    ([1, 2, 3, 4], PyTreeDef((*, [*, *], {'a': *, 'b': None})))
+    """
+    return _pytree.user_flatten(tree, is_leaf)
+
+
+def tree_leaves(tree, is_leaf=None) -> list:
+    """The leaves of a pytree, in flattening order.
+
+    Examples
+    --------
+    >>> tree_leaves({'b': 1, 'a': (2, None)})
+    [2, 1]
+    """
+    return _pytree.user_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    """The :class:`PyTreeDef` of a pytree.
+
+    Examples
+    --------
+    >>> tree_structure([1, (2, 3)])
+    PyTreeDef([*, (*, *)])
+    """
+    return _pytree.user_flatten(tree, is_leaf)[1]
+
+
+def tree_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path: bool = False):
+    """Flatten a pytree into ``(key_path, leaf)`` pairs and a :class:`PyTreeDef`.
+
+    Examples
+    --------
+    >>> tree_flatten_with_path({'a': [5]})[0]
+    [((DictKey(key='a'), SequenceKey(idx=0)), 5)]
+    """
+    return _pytree.user_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+
+
+def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path: bool = False) -> list:
+    """The ``(key_path, leaf)`` pairs of a pytree, in flattening order."""
+    return _pytree.user_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
+
+
+def is_tree_node(typ) -> bool:
+    """True if instances of type ``typ`` are pytree nodes rather than leaves."""
+    return not _pytree.is_leaf_node_type(typ) and _pytree.is_tree_node(typ)
+
+
+def _check_node(tree) -> None:
+    if _pytree.is_leaf_node_type(type(tree)):
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+
+
+def flatten_one_level(tree):
+    """Take one node apart: ``(children, aux_data)``; ``ValueError`` for a leaf."""
+    _check_node(tree)
+    return _pytree.flatten_one_level(tree)
+
+
+def flatten_one_level_with_keys(tree):
+    """Take one node apart with keys: ``(((key, child), ...), aux_data)``."""
+    _check_node(tree)
+    return _pytree.flatten_one_level_with_keys(tree)
 
 
 class _Unspecified:

@@ -21,7 +21,7 @@ from xjax._src.core.ad_util import Zero, get_aval, tangent_aval
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, DropVar, Literal
-from xjax._src.core.pytree import tree_flatten, tree_structure, tree_unflatten
+from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.experimental.checkify import (DivisionByZeroError, NaNError, OOBError, _user_frame,
                                              assert_func, init_error, update_error)
@@ -353,24 +353,21 @@ def _custom_jvp_rule(prim, error, enabled, *vals, call_jaxpr, num_consts, jvp,
     return _split_outputs(checked, outs)
 
 
-def _custom_vjp_rule(prim, error, enabled, *vals, call_jaxpr, num_consts, fwd, bwd,
-                     out_tree):
+def _custom_vjp_rule(prim, error, enabled, *vals, call_jaxpr, num_consts, fwd, bwd):
     """The body is checked; ``fwd`` and ``bwd`` are not (as in JAX)."""
     checked, leaves, operands, n_consts = _custom_call_operands(error, enabled, vals,
                                                                 call_jaxpr, num_consts)
     n = len(leaves)
-    new_out_tree = tree_structure((tuple(range(n)),
-                                   tree_unflatten(out_tree, [0] * out_tree.num_leaves)))
 
-    def fwd_with_error(primals):
-        outs, residuals = fwd(list(primals[n:]))
+    def fwd_with_error(primals, perturbed):
+        outs, residuals = fwd(list(primals[n:]), list(perturbed[n:]))
         return [*primals[:n], *outs], residuals
 
     def bwd_with_error(residuals, cts):
-        return (None,) * n + tuple(bwd(residuals, cts[1]))
+        return [None] * n + list(bwd(residuals, cts[n:]))
 
     outs = prim.bind(*operands, call_jaxpr=checked.jaxpr, num_consts=n_consts,
-                     fwd=fwd_with_error, bwd=bwd_with_error, out_tree=new_out_tree)
+                     fwd=fwd_with_error, bwd=bwd_with_error)
     return _split_outputs(checked, outs)
 
 

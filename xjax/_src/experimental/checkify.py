@@ -37,8 +37,8 @@ from xjax._src.core.primitive import Absent, Primitive
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.batch_rules import bdim_at_front, not_mapped
 from xjax._src.lowering.effects import EFFECTFUL_PRIMITIVES
-from xjax._src.core.tree_util import (register_pytree_node_class, tree_flatten, tree_leaves,
-                                      tree_map, tree_unflatten)
+from xjax._src.core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from xjax._src.core.tree_util import register_pytree_node_class
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
@@ -234,7 +234,8 @@ class Error:
                     best, best_code = effect, code
         if best is None:
             return None
-        payload = tree_map(lambda x: np.asarray(x)[idx], self._payload[best])
+        # Arrays, as JAX formats them (the message may print a repr of them)
+        payload = tree_map(lambda x: jnp.asarray(np.asarray(x)[idx]), self._payload[best])
         return tree_unflatten(self._metadata[best_code], payload)
 
     def _get_batched_exception(self):

@@ -25,11 +25,14 @@ module sits above the interpreters and control flow, beside ``custom_derivatives
 
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.errors import JaxRuntimeError
 from xjax._src.core.primitive import Absent, Primitive
 from xjax._src.core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from xjax._src.lowering.effects import EFFECTFUL_PRIMITIVES
@@ -194,7 +197,11 @@ def _result_abstract_eval(*avals, result_avals, **_):
 def _call_impl(*values, callback, result_avals, **_):
     """Eager evaluation of the callbacks that return values: call the Python function."""
     avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
-    return _run(callback, values, avals, result_avals)
+    try:
+        return _run(callback, values, avals, result_avals)
+    except Exception as error:  # as JAX, which runs even eager callbacks through XLA
+        raise JaxRuntimeError("INTERNAL: CpuCallback error calling callback: " +
+                              "".join(traceback.format_exception(error))) from error
 
 
 def _pure_callback_lower(ctx, *operands, callback, result_avals, vmap_method):

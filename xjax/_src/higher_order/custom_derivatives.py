@@ -13,25 +13,31 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from xjax._src.core.ad_util import UndefinedPrimal, Zero, get_aval, tangent_aval
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from xjax._src.core.array import Array
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax._src.core.primitive import NONLINEAR, Absent
-from xjax._src.higher_order.primitive import ALL_UNKNOWN, HigherOrderPrimitive
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
-from xjax._src.core.trace import set_current_trace
-from xjax._src.higher_order.jit_call import _derived, _trace_flat
-from xjax._src.lax.ad_rules import instantiate, zeros_like_aval
-from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
-from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body
-from xjax._src.core.jaxpr import JaxprEqn, Var
-from xjax._src.lowering.stablehlo import aval_type
+from xjax._src.core.trace import Tracer, set_current_trace
+from xjax._src.higher_order.jit_call import _derived, _jit_partial_eval, _trace_flat
+from xjax._src.higher_order.primitive import ALL_UNKNOWN, HigherOrderPrimitive
 from xjax._src.interpreters.batching import batch_flat
-from xjax._src.higher_order.jit_call import _jit_partial_eval
 from xjax._src.interpreters.jvp import jvp_flat
-from xjax._src.interpreters.partial_eval import (dce_eqns, partial_eval_jaxpr, everything_saveable,
-                                                 nothing_saveable, partial_eval_jaxpr_policy)
+from xjax._src.interpreters.partial_eval import (
+    dce_eqns,
+    everything_saveable,
+    nothing_saveable,
+    partial_eval_jaxpr,
+    partial_eval_jaxpr_policy,
+)
 from xjax._src.interpreters.staging import StagingTrace
 from xjax._src.interpreters.transpose import backward_pass, is_undefined
+from xjax._src.lax.ad_rules import instantiate
+from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
+from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body
+from xjax._src.lowering.stablehlo import aval_type
 
 
 def _call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, num_consts, **_):
@@ -93,7 +99,7 @@ def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts):
 def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_consts, params,
                        batched_params):
     """Batch a custom-derivative call keeping its rule: rebind with the vmapped body and
-    the params ``batched_params(axis_name, n_args)`` gives (rules vmapped over operands
+    the params ``batched_params(axis_name, axis_size)`` gives (rules vmapped over operands
     whose batch axes are moved first). Batched closed-over values inline the body."""
     if all(d is not_mapped for d in dims):
         outs = primitive.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts, **params)
@@ -107,29 +113,58 @@ def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_const
     closed, extra = _batched_body(kind, trace, call_jaxpr, consts, args, num_consts)
     outs = primitive.bind(*extra, *consts, *args, call_jaxpr=closed,
                           num_consts=len(extra) + num_consts,
-                          **batched_params(trace.axis_name, len(args)))
+                          **batched_params(trace.axis_name, size))
     return outs, [0] * len(outs)
 
 
-def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
-    from xjax._src.transformations.vmap import vmap  # transformations is a higher layer than higher_order
+def _vmapped(fun, name, size):
+    """``fun`` vmapped over the leading axis of every argument (unbatched outputs broadcast)."""
+    from xjax._src.transformations.vmap import vmap  # a higher layer
+    return vmap(fun, axis_name=name, axis_size=size)
 
-    def batched_params(name, n):
-        def batched_jvp(primals, tangents):
-            tangents = [instantiate(t) for t in tangents]
-            out = vmap(lambda *a: _pair(jvp(list(a[:n]), list(a[n:]))), axis_name=name)(
-                *primals, *tangents)
-            return out[0], out[1]
-        return {"jvp": batched_jvp, "symbolic_zeros": False}
+
+def _unbatched(zero):
+    """The per-example zero of a ``Zero`` batched along its leading axis."""
+    return Zero(zero.aval.update(shape=zero.aval.shape[1:]))
+
+
+def _batched(zero, size):
+    """A per-example ``Zero`` batched along a new leading axis of ``size`` (None stays)."""
+    if zero is None:
+        return None
+    return Zero(zero.aval.update(shape=(size, *zero.aval.shape)))
+
+
+def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
+    def batched_params(name, size):
+        return {"jvp": _batched_jvp(jvp, name, size), "symbolic_zeros": symbolic_zeros}
 
     return _batch_custom_call("custom_jvp", custom_jvp_call_p, trace, vals, dims, call_jaxpr,
                               num_consts, {"jvp": jvp, "symbolic_zeros": symbolic_zeros},
                               batched_params)
 
 
-def _pair(result):
-    primal_out, tangent_out = result
-    return list(primal_out), [instantiate(t) for t in tangent_out]
+def _batched_jvp(jvp, name, size):
+    """``jvp`` vmapped over its primals and non-zero tangents (all batched first). Zero
+    tangents stay symbolic: the rule sees per-example ``Zero``s, and its ``Zero`` outputs
+    leave as batched ``Zero``s."""
+    def batched_jvp(primals, tangents):
+        n = len(primals)
+        out_zero = []
+
+        def per_example(*args):
+            nonzero = iter(args[n:])
+            ts = [_unbatched(t) if type(t) is Zero else next(nonzero) for t in tangents]
+            outs, t_outs = jvp(list(args[:n]), ts)
+            out_zero[:] = [type(t) is Zero for t in t_outs]
+            return list(outs), [t for t in t_outs if type(t) is not Zero]
+
+        outs, nz_t_outs = _vmapped(per_example, name, size)(
+            *primals, *[t for t in tangents if type(t) is not Zero])
+        nonzero_out = iter(nz_t_outs)
+        return outs, [Zero(tangent_aval(get_aval(o))) if z else next(nonzero_out)
+                      for o, z in zip(outs, out_zero, strict=True)]
+    return batched_jvp
 
 
 custom_jvp_call_p = HigherOrderPrimitive(
@@ -140,52 +175,109 @@ custom_jvp_call_p = HigherOrderPrimitive(
 
 
 # -- custom_vjp --
+#
+# ``fwd(primals, perturbed) -> (outs, residuals)`` takes the flat primals and, for each,
+# whether its tangent is nonzero; ``bwd(residuals, cts) -> cts_in`` takes the flat output
+# cotangents (``Zero`` where none reaches an output) and gives one cotangent per primal:
+# a value, ``Zero`` or None (zero).
 
-def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd):
     _check_const_tangents(tangents, num_consts, "custom_vjp")
     primals, tangents = primals[num_consts:], tangents[num_consts:]
-    outs, residuals = fwd(list(primals))
-    flat_res, res_tree = tree_flatten(residuals)
-    tangents = [instantiate(t) for t in tangents]
+    in_zeros = tuple(type(t) is Zero for t in tangents)
+    outs, residuals = fwd(list(primals), [not z for z in in_zeros])
+    res_tree, flat_res = _split_residuals(residuals)
     out_avals = tuple(tangent_aval(get_aval(o)) for o in outs)
-    in_avals = tuple(tangent_aval(get_aval(p)) for p in primals)
-    tangent_outs = custom_lin_p.bind(*flat_res, *tangents, num_res=len(flat_res),
-                                     res_tree=res_tree, bwd=bwd, out_avals=out_avals,
-                                     in_avals=in_avals, out_tree=out_tree)
+    tangent_outs = custom_lin_p.bind(*flat_res, *[t for t in tangents if type(t) is not Zero],
+                                     num_res=len(flat_res), res_tree=res_tree, bwd=bwd,
+                                     out_avals=out_avals, in_zeros=in_zeros)
     return list(outs), list(tangent_outs)
 
 
-def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd, out_tree):
+class _Operand:
+    """Marks the place of a residual passed as an operand (an array)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+_OPERAND = _Operand()
+
+
+def _split_residuals(residuals):
+    """``((treedef, statics), operands)``: a fwd rule's residuals whose arrays become
+    operands, while other leaves (Python scalars such as ``perturbed`` flags) stay Python
+    values, as JAX keeps them, in ``statics`` (``_OPERAND`` at the arrays' places)."""
+    leaves, tree = tree_flatten(residuals)
+    statics = tuple(_OPERAND if _is_array(r) else r for r in leaves)
+    return (tree, statics), [r for r in leaves if _is_array(r)]
+
+
+def _join_residuals(res_tree, operands):
+    tree, statics = res_tree
+    operands = iter(operands)
+    return tree_unflatten(tree, [next(operands) if s is _OPERAND else s for s in statics])
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic))
+
+
+def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd):
     """vmap keeps the custom rule (so ``grad(vmap(f))`` runs the user's bwd): a vmapped fwd
     (outputs and residuals batched first) and a vmapped bwd."""
-    from xjax._src.transformations.vmap import vmap  # transformations is a higher layer than higher_order
-
-    def batched_params(name, n):
-        def batched_fwd(primals):
-            return vmap(lambda *a: _fwd_pair(fwd(list(a))), axis_name=name)(*primals)
-
-        def batched_bwd(residuals, cts):
-            return vmap(lambda r, c: tuple(bwd(r, c)), axis_name=name)(residuals, cts)
-        return {"fwd": batched_fwd, "bwd": batched_bwd, "out_tree": out_tree}
+    def batched_params(name, size):
+        return {"fwd": _batched_fwd(fwd, name, size), "bwd": _batched_bwd(bwd, name, size)}
 
     return _batch_custom_call("custom_vjp", custom_vjp_call_p, trace, vals, dims, call_jaxpr,
-                              num_consts, {"fwd": fwd, "bwd": bwd, "out_tree": out_tree},
-                              batched_params)
+                              num_consts, {"fwd": fwd, "bwd": bwd}, batched_params)
 
 
-def _fwd_pair(result):
-    outs, residuals = result
-    return list(outs), residuals
+def _batched_fwd(fwd, name, size):
+    def batched_fwd(primals, perturbed):
+        res_trees = []
+
+        def per_example(*args):
+            outs, residuals = fwd(list(args), perturbed)
+            res_tree, operands = _split_residuals(residuals)
+            res_trees[:] = [res_tree]
+            return list(outs), operands
+
+        outs, operands = _vmapped(per_example, name, size)(*primals)
+        return outs, _join_residuals(res_trees[0], operands)
+    return batched_fwd
+
+
+def _batched_bwd(bwd, name, size):
+    """``bwd`` vmapped over residuals and non-zero cotangents; zero cotangents stay
+    symbolic (per-example ``Zero``s inside), zero results too (None, or batched ``Zero``)."""
+    def batched_bwd(residuals, cts):
+        res_tree, operands = _split_residuals(residuals)
+        zeros = []
+
+        def per_example(res, nonzero_cts):
+            nonzero = iter(nonzero_cts)
+            result = bwd(_join_residuals(res_tree, res),
+                         [_unbatched(c) if type(c) is Zero else next(nonzero) for c in cts])
+            zeros[:] = [c if c is None or type(c) is Zero else False for c in result]
+            return [c for c, z in zip(result, zeros, strict=True) if z is False]
+
+        nonzero_out = iter(_vmapped(per_example, name, size)(
+            operands, [c for c in cts if type(c) is not Zero]))
+        return [next(nonzero_out) if z is False else _batched(z, size) for z in zeros]
+    return batched_bwd
 
 
 custom_vjp_call_p = HigherOrderPrimitive(
     "custom_vjp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
     jvp=_custom_vjp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_vjp_batch),
-    multiple_results=True, hidden_params=(("fwd", ...), ("bwd", ...), ("out_tree", ...)),
+    multiple_results=True, hidden_params=(("fwd", ...), ("bwd", ...)),
     partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
 
 
-def _custom_lin_abstract_eval(*avals, num_res, res_tree, bwd, out_avals, in_avals, out_tree):
+def _custom_lin_abstract_eval(*avals, num_res, res_tree, bwd, out_avals, in_zeros):
     return list(out_avals)
 
 
@@ -195,35 +287,19 @@ def _custom_lin_impl(*args, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _custom_lin_transpose(cts, *operands, num_res, res_tree, bwd, out_avals, in_avals,
-                          out_tree):
-    residuals = tree_unflatten(res_tree, operands[:num_res])
-    cts = [zeros_like_aval(a) if type(c) is Zero else c
-           for c, a in zip(cts, out_avals, strict=True)]
-    result = bwd(residuals, tree_unflatten(out_tree, cts))
-    if not isinstance(result, (tuple, list)):
-        raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
-                        f"primal input, but got {type(result).__name__}.")
-    flat, tree = tree_flatten(tuple(result), is_leaf=lambda x: x is None)
-    if len(flat) != len(in_avals):
-        raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
-                        f"(pytree) structure as the args tuple of the primal function, and in "
-                        f"particular must produce a tuple of length equal to the number of "
-                        f"arguments to the primal function, but got bwd output structure "
-                        f"{tree} for {len(in_avals)} primal inputs.")
-    out = []
-    for c, aval in zip(flat, in_avals, strict=True):
-        if c is None:
-            out.append(Zero(aval))
-            continue
-        c_aval = get_aval(c)
-        if c_aval.shape != aval.shape:
-            raise ValueError(f"Custom VJP bwd rule must produce an output with the same "
-                             f"shape/dtypes as the args tuple of the primal function, but got "
-                             f"a cotangent of shape {c_aval.shape} for a primal input of "
-                             f"shape {aval.shape}.")
-        out.append(c)
-    return [None] * num_res + out
+def _custom_lin_transpose(cts, *operands, num_res, res_tree, bwd, out_avals, in_zeros):
+    """Calls ``bwd``; the cotangents of the nonzero tangents (the operands after the
+    residuals) are its results for the primals whose tangents were not zero."""
+    result = bwd(_join_residuals(res_tree, operands[:num_res]), list(cts))
+    nonzero = [c for c, z in zip(result, in_zeros, strict=True) if not z]
+    return [None] * num_res + [_linear_ct(op, c) for op, c in zip(operands[num_res:], nonzero,
+                                                                   strict=True)]
+
+
+def _linear_ct(operand, ct):
+    if not is_undefined(operand):
+        return None
+    return Zero(operand.aval) if ct is None else ct
 
 
 custom_lin_p = HigherOrderPrimitive(

@@ -122,11 +122,13 @@ def _runtime_value(x, aval):
     return np.ascontiguousarray(np.asarray(x, dtype=dtype))
 
 
-def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> CompiledFunction:
+def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None,
+                         compiler_options=None) -> CompiledFunction:
     """Lower ``closed`` to StableHLO and compile it for the default device.
 
     ``donated`` flags the inputs whose buffers the caller donates (``jit``'s
-    ``donate_argnums``); the persistent compilation cache is used when configured.
+    ``donate_argnums``); ``compiler_options`` are XLA options by name (AOT ``compile``'s);
+    the persistent compilation cache is used when configured.
     """
     from xjax._src.transformations.debug_flags import compile_timer  # transformations is a higher layer than higher_order
     with compile_timer(name, closed.in_avals):  # jax_log_compiles
@@ -134,10 +136,10 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> Compil
             with _monitoring.timed(_monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
                 lowered = lower_module(closed, name, donated)
             with _monitoring.timed(_monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
-                executable = compile_text(lowered.text)
+                executable = compile_text(lowered.text, compiler_options)
         else:
             lowered = lower_module(closed, name, donated)
-            executable = compile_text(lowered.text)
+            executable = compile_text(lowered.text, compiler_options)
     n_consts = len(lowered.const_args)
     if lowered.donated_args:
         executable._set_donated(lowered.donated_args)
@@ -145,20 +147,37 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None) -> Compil
                             lowered.text, [i - n_consts for i in lowered.donated_args])
 
 
-def compile_text(text: str):
-    """Compile StableHLO text on the default client, through the persistent compilation
-    cache when ``jax_compilation_cache_dir`` is set."""
-    client = get_client()
+_compile_wrapper = []  # set_compile_wrapper's
+
+
+def set_compile_wrapper(wrapper) -> None:
+    """Route every compile through ``wrapper(client, text, compiler_options, compile)``, where
+    ``compile(client, text, compiler_options)`` compiles as without it (``None``: stop).
+    Libraries restrict or count compiles this way (Chex's ``restrict_backends``)."""
+    _compile_wrapper[:] = [] if wrapper is None else [wrapper]
+
+
+def compile_text(text: str, compiler_options=None):
+    """Compile StableHLO text on the default client (with XLA options by name, if any),
+    through the persistent compilation cache when ``jax_compilation_cache_dir`` is set."""
+    if _compile_wrapper:
+        return _compile_wrapper[0](get_client(), text, compiler_options, compile_on_client)
+    return compile_on_client(get_client(), text, compiler_options)
+
+
+def compile_on_client(client, text: str, compiler_options=None):
+    """:func:`compile_text` on ``client``, without the wrapper."""
     cache_dir = config.jax_compilation_cache_dir
     if _cache_events_pending or _monitoring.active:
         _record_cache_request()
     if cache_dir is None or not config.jax_enable_compilation_cache:
-        return client.compile(text)
+        return client.compile(text, compiler_options=compiler_options)
     return compile_or_load(
         client, text, cache_dir, extra_key=_cache_key_extra(),
         min_compile_time_secs=config.jax_persistent_cache_min_compile_time_secs,
         min_entry_size_bytes=config.jax_persistent_cache_min_entry_size_bytes,
-        monitor=_monitoring if _monitoring.active else None)
+        monitor=_monitoring if _monitoring.active else None,
+        compiler_options=compiler_options)
 
 
 # -- xjax.monitoring: the compilation-cache events JAX records per compile --

@@ -43,15 +43,16 @@ def _split(args):
 def _abstract_eval(*args, jaxpr, consts, **window):
     operands, inits = _split(args)
     shape = operands[0].shape
+    if any(x.dtype != init.dtype for x, init in zip(operands, inits, strict=True)):
+        raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: "
+                        f"got operand dtypes {[x.dtype for x in operands]} and init_value "
+                        f"dtypes {[init.dtype for init in inits]}.")
     for x, init in zip(operands, inits, strict=True):
         if x.shape != shape:
             raise TypeError("reduce_window operands must have the same shape, got "
                             f"{[o.shape for o in operands]}")
         if init.shape != ():
             raise TypeError(f"reduce_window init values must be scalars, got {init.shape}")
-        if x.dtype != init.dtype:
-            raise TypeError(f"reduce_window got operand dtype {x.dtype.name} and init value "
-                            f"dtype {init.dtype.name}; they must match")
     check_window_params("reduce_window", shape, *(window[k] for k in _WINDOW_PARAMS))
     out_shape = reduce_window_shape_tuple(shape, *(window[k] for k in _WINDOW_PARAMS))
     return [ShapedArray(out_shape, x.dtype, x.weak_type) for x in operands]

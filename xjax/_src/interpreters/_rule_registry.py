@@ -22,10 +22,11 @@ def has_rule(rule) -> bool:
 class RuleTable(dict):
     """A dict from primitives to their ``slot`` rule that writes through to the primitive."""
 
-    def __init__(self, slot: str, table_name: str):
+    def __init__(self, slot: str, table_name: str, adapt=None):
         super().__init__()
         self.slot = slot
         self.table_name = table_name
+        self.adapt = adapt  # rule -> the rule installed on the primitive (calling convention)
 
     def __setitem__(self, primitive, rule):
         if not isinstance(primitive, Primitive):
@@ -34,7 +35,7 @@ class RuleTable(dict):
             raise TypeError(f"{self.table_name}[{primitive.name!r}] must be callable, "
                             f"got {rule!r}")
         super().__setitem__(primitive, rule)
-        setattr(primitive, self.slot, rule)
+        setattr(primitive, self.slot, rule if self.adapt is None else self.adapt(rule))
 
     def _own_rule(self, primitive):
         rule = getattr(primitive, self.slot, None) if isinstance(primitive, Primitive) else None
@@ -63,3 +64,12 @@ class RuleTable(dict):
         if primitive not in self:
             self[primitive] = rule
         return self[primitive]
+
+
+def with_tuple_operands(rule):
+    """``rule`` called with its two operand sequences as tuples, as JAX calls the rules of
+    ``ad.primitive_jvps`` (libraries build pytrees from them: Equinox vmaps over them)."""
+    def tupled(primals, tangents, **params):
+        return rule(tuple(primals), tuple(tangents), **params)
+    tupled.__wrapped__ = rule
+    return tupled

@@ -21,7 +21,7 @@ Array(3., dtype=float32)
 from __future__ import annotations
 
 from xjax._src.core.ad_util import UndefinedPrimal, Zero, is_undefined
-from xjax._src.interpreters._rule_registry import RuleTable
+from xjax._src.interpreters._rule_registry import RuleTable, with_tuple_operands
 from xjax._src.interpreters.jvp import JVPTrace, JVPTracer  # noqa: F401
 from xjax._src.lax.ad_rules import (add_tangents, jvp_by_parts, linear_jvp, instantiate as
                                     instantiate_zeros)
@@ -33,7 +33,7 @@ __all__ = ["JVPTrace", "JVPTracer", "UndefinedPrimal", "Zero", "add_jaxvals", "a
            "get_primitive_transpose", "instantiate_zeros", "is_undefined_primal",
            "primitive_jvps", "primitive_transposes", "zeros_like_aval"]
 
-primitive_jvps = RuleTable("jvp", "ad.primitive_jvps")
+primitive_jvps = RuleTable("jvp", "ad.primitive_jvps", adapt=with_tuple_operands)
 primitive_transposes = RuleTable("transpose", "ad.primitive_transposes")
 
 

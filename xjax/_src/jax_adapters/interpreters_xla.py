@@ -7,9 +7,10 @@ implementation, as libraries write ``p.def_impl(functools.partial(xla.apply_prim
 from __future__ import annotations
 
 from xjax._src.core.array import Array
+from xjax._src.lax.operands import canonicalize_dtype_handlers  # noqa: F401
 from xjax._src.interpreters.eval import concrete_operand, run_primitive_with_xla
 
-__all__ = ["apply_primitive"]
+__all__ = ["apply_primitive", "canonicalize_dtype_handlers"]
 
 
 def apply_primitive(primitive, *args, **params):

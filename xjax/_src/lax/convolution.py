@@ -61,21 +61,38 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
     return ConvDimensionNumbers(tuple(lhs), tuple(rhs), tuple(out))
 
 
-def padtype_to_pads(in_shape, window_shape, window_strides, padding: str):
-    """Explicit (low, high) pads for ``"SAME"``, ``"SAME_LOWER"`` or ``"VALID"``."""
-    padding = padding.upper()
-    if padding == "VALID":
-        return tuple((0, 0) for _ in in_shape)
-    if padding not in ("SAME", "SAME_LOWER"):
-        raise ValueError(f"Unknown padding type: {padding!r}; use 'SAME', 'SAME_LOWER', "
-                         "'VALID' or a sequence of (low, high) pairs")
+def padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> list:
+    """Explicit pads for ``"SAME"``, ``"SAME_LOWER"`` or ``"VALID"`` (any case).
+
+    Returns
+    -------
+    list of (int, int)
+        One ``(low, high)`` pair per dimension, as JAX returns them.
+
+    Raises
+    ------
+    RuntimeError
+        For another padding string (JAX's error).
+
+    Examples
+    --------
+    >>> from xjax import lax
+    >>> lax.padtype_to_pads((3, 4), (2, 2), (1, 1), "SAME")
+    [(0, 1), (0, 1)]
+    """
+    upper = padding.upper()
+    if upper == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if upper not in ("SAME", "SAME_LOWER"):
+        raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
+                           f"'SAME_LOWER', got {padding}.")
     pads = []
     for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
-        out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
+        out = -(-int(size) // int(stride))
+        total = max((out - 1) * int(stride) + int(window) - int(size), 0)
         small, large = total // 2, total - total // 2
-        pads.append((large, small) if padding == "SAME_LOWER" else (small, large))
-    return tuple(pads)
+        pads.append((large, small) if upper == "SAME_LOWER" else (small, large))
+    return pads
 
 
 def _dilated(size, dilation):

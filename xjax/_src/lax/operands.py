@@ -27,10 +27,24 @@ def to_operand(x):
     if isinstance(x, (list, tuple)):
         raise TypeError(f"lax operations do not accept Python lists or tuples, got {x!r}; "
                         "convert with jnp.asarray first")
-    npy = np.asarray(x)
+    handler = canonicalize_dtype_handlers.get(t)
+    npy = np.asarray(x) if handler is None else handler(x)
     if npy.dtype == object:
         raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX array type")
     dtype = dtypes.canonicalize_dtype(npy.dtype)
     if npy.dtype != dtype:
         npy = npy.astype(dtype)
     return Array._from_numpy(frozen_value(npy, x), ShapedArray(npy.shape, dtype, False))
+
+
+def _canonical_numpy(x) -> np.ndarray:
+    """``x`` as a NumPy array of the canonical dtype (64-bit types narrowed unless x64)."""
+    npy = np.asarray(x)
+    dtype = dtypes.canonicalize_dtype(npy.dtype) if npy.dtype != object else npy.dtype
+    return npy if npy.dtype == dtype else npy.astype(dtype)
+
+
+# Array-like types -> the function making a NumPy array of them (JAX's
+# ``xla.canonicalize_dtype_handlers``): libraries register their array-like types, usually with
+# the entry of ``np.ndarray``.
+canonicalize_dtype_handlers: dict = {np.ndarray: _canonical_numpy}

@@ -290,12 +290,15 @@ def _concrete_scalar(x):
     return None
 
 
-def _monoid_primitive(computation, init, dtype):
+def _monoid_primitive(computation, init):
     """reduce_window_sum/max/min when ``computation`` is lax.add/max/min and ``init`` is its
-    identity (as JAX recognises them), else None."""
+    identity for the init value's own dtype, else None. As in JAX, the operand's dtype does
+    not matter: ``-inf`` selects reduce_window_max for an integer operand too (whose
+    padding is then the integer identity)."""
     value = _concrete_scalar(init)
     if value is None:
         return None
+    dtype = dtypes.canonicalize_dtype(value.dtype)
     if computation is elementwise.add and value == 0:
         return reduce_window_sum_p
     if computation is elementwise.max and value == max_identity(dtype):
@@ -333,7 +336,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         x = as_operand(operand)
         params = _window_params(x.shape, window_dimensions, window_strides, padding,
                                 base_dilation, window_dilation)
-        prim = _monoid_primitive(computation, init_value, get_aval(x).dtype)
+        prim = _monoid_primitive(computation, init_value)
         if prim is not None:
             return prim.bind(x, **params)
     # A computation given as a function needs tracing, which lives above lax.

@@ -24,7 +24,10 @@ _ELEMENT_TYPES = {
 
 
 def element_type(dtype) -> str:
-    """MLIR element type of a NumPy dtype: float32 -> f32, bool -> i1."""
+    """MLIR element type of a NumPy dtype: float32 -> f32, bool -> i1 (and float0, the
+    dtype of tangents of integers, which carries no data: i1, as JAX lowers it)."""
+    if np.dtype(dtype) == dtypes.float0:
+        return "i1"
     try:
         return _ELEMENT_TYPES[np.dtype(dtype).name]
     except KeyError:
@@ -161,6 +164,8 @@ class FunctionBuilder:
 
     def constant(self, value: np.ndarray, dtype=None) -> str:
         value = np.asarray(value, dtype=dtype)
+        if value.dtype == dtypes.float0:
+            value = np.zeros(value.shape, bool)
         type_str = tensor_type(value.shape, value.dtype)
         return self.op1("stablehlo.constant", [], type_str,
                         {"value": dense_elements(value, type_str)})

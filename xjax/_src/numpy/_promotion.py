@@ -76,10 +76,12 @@ def eager_values_of_one_type(*args):
 
 
 def is_arraylike(x) -> bool:
-    """Arrays, tracers, NumPy arrays and scalars, Python scalars, ``__jax_array__`` objects."""
+    """Arrays, tracers, NumPy arrays and scalars, Python scalars, ``__jax_array__`` objects.
+
+    (Not PRNG key arrays, though ``isinstance(key, Array)``: xjax.numpy has no key dtypes.)
+    """
     t = type(x)
-    return (t is Array or t in _PY_SCALARS or isinstance(x, (Tracer, Array, np.ndarray,
-                                                             np.generic))
+    return (t is Array or t in _PY_SCALARS or isinstance(x, (Tracer, np.ndarray, np.generic))
             or hasattr(x, "__jax_array__"))
 
 
@@ -96,7 +98,7 @@ def check_arraylike(fun_name: str, *args) -> None:
 
 def is_jax_array(x) -> bool:
     """An xjax Array or a tracer (not a NumPy value or Python scalar)."""
-    return type(x) is Array or isinstance(x, (Tracer, Array))
+    return type(x) is Array or isinstance(x, Tracer)
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,7 +115,7 @@ def dtype_and_weak(x) -> tuple:
         if t is bool:
             return dtypes.bool_, False
         return dtypes.python_scalar_dtype(t), True
-    if isinstance(x, (Tracer, Array)):
+    if isinstance(x, Tracer):
         aval = x.aval
         return aval.dtype, aval.weak_type
     if hasattr(x, "__jax_array__"):
@@ -209,7 +211,7 @@ def to_jax(x):
         if t is bool:
             return scalar_array(x, dtypes.bool_, False)
         return scalar_array(x, dtypes.python_scalar_dtype(t), True)
-    if isinstance(x, (Tracer, Array)):
+    if isinstance(x, Tracer):
         return x
     if hasattr(x, "__jax_array__"):
         return to_jax(x.__jax_array__())
@@ -229,7 +231,7 @@ def convert_element_type(x, dtype, weak: bool = False):
             # float -> int/bool saturates (and NaN -> 0) as lax's conversion defines it
             return lax_convert(to_jax(x), dtype, weak)
         return scalar_array(x, dtype, weak)
-    if t is not Array and not isinstance(x, (Tracer, Array)):
+    if t is not Array and not isinstance(x, Tracer):
         x = to_jax(x)
     aval = aval_of(x)
     if aval.dtype == dtype and aval.weak_type == weak:

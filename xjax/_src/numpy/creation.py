@@ -19,7 +19,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
                                         check_arraylike, convert_element_type, dtype_and_weak,
-                                        is_eager, lax_convert, numpy_to_array, stage, to_jax)
+                                        is_arraylike, is_eager, lax_convert, numpy_to_array,
+                                        stage, to_jax)
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -74,7 +75,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
 
 def _array(obj, dtype):
     t = type(obj)
-    if t is Array or isinstance(obj, (Array, Tracer)):
+    if t is Array or isinstance(obj, Tracer):
         return obj if dtype is None else convert_element_type(obj, dtype, False)
     if t in _PY_SCALARS:
         if dtype is None:
@@ -107,7 +108,7 @@ def _leaves(obj, out: list) -> list:
 
 def _sequence(obj, dtype) -> Array:
     leaves = _leaves(obj, [])
-    if any(isinstance(leaf, (Array, Tracer)) or hasattr(leaf, "__jax_array__")
+    if any(type(leaf) is Array or isinstance(leaf, Tracer) or hasattr(leaf, "__jax_array__")
            for leaf in leaves):
         if dtype is None:
             dtype = dtypes.lattice_result(*[dtype_and_weak(leaf) for leaf in leaves])[0]
@@ -220,13 +221,29 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return broadcast_to(convert_element_type(fill_value, dtype, weak), shape)
 
 
+def _is_duck_typed(a) -> bool:
+    """Not an array but with ``shape`` and ``dtype`` (a ``ShapeDtypeStruct``, an aval)."""
+    return not is_arraylike(a) and hasattr(a, "shape") and hasattr(a, "dtype")
+
+
 def _like(fun_name, a, dtype, shape):
-    check_arraylike(fun_name, a)
+    """The shape, dtype and weak type of a ``_like`` function's result.
+
+    As in JAX, ``a`` may be duck typed (anything with ``shape`` and ``dtype``, such as a
+    ``ShapeDtypeStruct``); the result is then not weakly typed.
+    """
+    if _is_duck_typed(a):
+        like_shape, like_dtype = tuple(a.shape), dtypes.canonicalize_dtype(dtypes.dtype(a.dtype))
+        like_weak = False
+    else:
+        check_arraylike(fun_name, a)
+        like_shape = np.shape(a)
+        like_dtype, like_weak = dtype_and_weak(a) if dtype is None else (None, False)
     if dtype is None:
-        dtype, weak = dtype_and_weak(a)
+        dtype, weak = like_dtype, like_weak
     else:
         dtype, weak = _user_dtype(dtype, fun_name), False
-    shape = np.shape(a) if shape is None else canonicalize_shape(shape)
+    shape = like_shape if shape is None else canonicalize_shape(shape)
     return tuple(shape), dtype, weak
 
 
@@ -250,7 +267,7 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
-    check_arraylike("full_like", a, fill_value)
+    check_arraylike("full_like", 0 if _is_duck_typed(a) else a, fill_value)
     shape, dtype, weak = _like("full_like", a, dtype, shape)
     if np.ndim(fill_value) == 0:
         return full_of(shape, fill_value, dtype, weak)
@@ -270,7 +287,7 @@ def _concrete_scalar(x, fun_name: str, arg_name: str):
             raise errors.ConcretizationTypeError(
                 x, f"It arose in the {fun_name} argument '{arg_name}'")
         return np.asarray(value)[()]
-    if isinstance(x, Array):
+    if type(x) is Array:
         return x._value()[()]
     return x
 

@@ -129,7 +129,7 @@ def _parse_item(item, position: int) -> _Entry:
             item = item.astype(np.int32)
     if hasattr(item, "__jax_array__"):
         item = item.__jax_array__()
-    if isinstance(item, (Array, Tracer, np.ndarray)):
+    if type(item) is Array or isinstance(item, (Tracer, np.ndarray)):
         dt = aval_of(item).dtype if isinstance(item, (Array, Tracer)) else item.dtype
         traced = isinstance(item, Tracer) and item.to_concrete_value() is None
         if dt == np.bool_:

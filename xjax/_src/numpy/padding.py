@@ -51,7 +51,7 @@ def _concrete_leaves(value, name: str):
         if concrete is None:
             raise errors.ConcretizationTypeError(value, f"{name} argument of jnp.pad")
         return np.asarray(concrete)
-    if isinstance(value, Array):
+    if type(value) is Array:
         return value._value()
     return value
 

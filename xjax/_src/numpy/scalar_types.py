@@ -26,7 +26,8 @@ class _ScalarMeta(type):
         return cls is other or cls.dtype.type == other
 
     def __ne__(cls, other) -> bool:
-        return not cls.__eq__(other)
+        # ``cls.__eq__`` would find ``object.__eq__`` on the class, not this method.
+        return not _ScalarMeta.__eq__(cls, other)
 
     def __call__(cls, x):
         return asarray(x, dtype=cls.dtype)

@@ -181,7 +181,10 @@ def expand_dims(a, axis):
     """Insert size-1 axes at positions ``axis`` (an int or a tuple) of the result."""
     check_arraylike("expand_dims", a)
     a = to_jax(a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if isinstance(axis, (int, np.integer)) or not hasattr(axis, "__iter__"):
+        axes = (axis,)
+    else:  # any sequence of ints (a range, an index array), as JAX
+        axes = tuple(operator.index(ax) for ax in axis)
     out_rank = len(_shape(a)) + len(axes)
     positions = [canonicalize_axis(ax, out_rank) for ax in axes]
     if len(set(positions)) != len(positions):
@@ -293,7 +296,7 @@ def atleast_3d(*arys):
 def _as_list(arrays, fun_name):
     if type(arrays) is Array:
         return list(arrays)  # eager iteration yields row views
-    if isinstance(arrays, (Array, Tracer, np.ndarray)):
+    if isinstance(arrays, (Tracer, np.ndarray)):
         return [arrays[i] for i in range(np.shape(arrays)[0])]
     arrays = list(arrays)
     check_arraylike(fun_name, *arrays)
@@ -342,7 +345,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
-    one_array = isinstance(arrays, (Array, Tracer, np.ndarray))
+    one_array = type(arrays) is Array or isinstance(arrays, (Tracer, np.ndarray))
     arrays = _as_list(arrays, "stack")
     if not arrays:
         raise ValueError("Need at least one array to stack.")

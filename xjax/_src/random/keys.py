@@ -1,7 +1,9 @@
 """PRNG keys: typed key arrays (``key<fry>``) and JAX's legacy raw ``uint32[..., 2]`` keys.
 
-A typed key array is a :class:`PRNGKeyArray`: a pytree node holding the uint32 key data, so
-it passes through ``jit`` and ``vmap`` as its data does and is rebuilt on the other side. Its
+A typed key array is a :class:`PRNGKeyArray` holding the uint32 key data. To users it is, as
+in JAX, a pytree leaf (``tree_leaves(key) == [key]``) and an ``Array`` instance; to xjax's
+transformations it is a pytree node (a leaf node, ``core.pytree.register_leaf_node``), so it
+passes through ``jit`` and ``vmap`` as its data does and is rebuilt on the other side. Its
 shape is the data's shape without the trailing key dimension. Random functions accept either
 kind of key and return keys of the kind they were given.
 """
@@ -11,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core import dtypes
-from xjax._src.core.array import Array
-from xjax._src.core.pytree import register_pytree_node
+from xjax._src.core.array import Array, register_array_type
+from xjax._src.core.pytree import register_leaf_node
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy import all as all_, asarray, reshape, squeeze, transpose
 from xjax._src.random.threefry import threefry_seed
@@ -172,6 +174,10 @@ class PRNGKeyArray:
         self._base.block_until_ready()
         return self
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the key data's device buffer."""
+        return self._base.unsafe_buffer_pointer()
+
     def copy(self):
         return PRNGKeyArray._unchecked(self._base)
 
@@ -197,8 +203,9 @@ def _resolve(shape, size) -> tuple:
     return shape
 
 
-register_pytree_node(PRNGKeyArray, lambda keys: ((keys._base,), None),
-                     lambda _, children: PRNGKeyArray._unchecked(children[0]))
+register_leaf_node(PRNGKeyArray, lambda keys: ((keys._base,), None),
+                   lambda _, children: PRNGKeyArray._unchecked(children[0]))
+register_array_type(PRNGKeyArray)
 
 
 def _is_arraylike(x) -> bool:

@@ -246,8 +246,8 @@ PyMODINIT_FUNC PyInit__pjrt(void) {
   str_dtype = PyUnicode_InternFromString("dtype");
   str_base = PyUnicode_InternFromString("base");
   XlaRuntimeError = PyErr_NewExceptionWithDoc(
-      "xjax._src.runtime.XlaRuntimeError",
-      "An error reported by XLA/PJRT; the message starts with its status code.",
+      "xjax.errors.JaxRuntimeError",
+      "An error reported by XLA/PJRT at run time (JAX's JaxRuntimeError); the message starts with its status code.",
       PyExc_RuntimeError, NULL);
   if (str_dtype == NULL || str_base == NULL || XlaRuntimeError == NULL) goto fail;
   Py_INCREF(XlaRuntimeError);

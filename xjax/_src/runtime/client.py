@@ -23,10 +23,13 @@ array([2., 4.], dtype=float32)
 from __future__ import annotations
 
 import atexit
+import glob
 import importlib.metadata
 import importlib.util
 import os
 import re
+import struct
+import tempfile
 import threading
 
 import numpy as np
@@ -119,18 +122,39 @@ def _field(number: int, value) -> bytes:
     return _varint(number << 3) + _varint(int(value))
 
 
-def compile_options(device_id: int | None = None) -> bytes:
+def _option_override(name: str, value) -> bytes:
+    """An OptionOverrideProto: string (1), bool (2), int64 (3) or double (4)."""
+    if isinstance(value, (bool, np.bool_)):
+        return _field(2, bool(value))
+    if isinstance(value, (int, np.integer)):
+        return _field(3, int(value))
+    if isinstance(value, (float, np.floating)):
+        return _varint(4 << 3 | 1) + struct.pack("<d", float(value))
+    if isinstance(value, str):
+        return _field(1, value.encode())
+    raise TypeError(f"compiler option {name!r}: the value must be a str, bool, int or float, "
+                    f"got {value!r} of type {type(value).__name__}")
+
+
+def compile_options(device_id: int | None = None, overrides: dict | None = None) -> bytes:
     """CompileOptionsProto bytes for one replica, one partition, optionally on `device_id`.
 
     `executable_build_options` (3) = {num_replicas (4): 1, num_partitions (5): 1,
     device_assignment (9): DeviceAssignmentProto{replica_count (1), computation_count (2),
     computation_devices (3): [{replica_device_ids (1): [id]}]}}.
+    `overrides` (XLA options by name, as JAX's ``compiler_options``) go to
+    `env_option_overrides` (7), a map of name (1) to OptionOverrideProto (2); XLA checks
+    the names and values when compiling.
     """
     build = _field(4, 1) + _field(5, 1)
     if device_id is not None:
         assignment = _field(1, 1) + _field(2, 1) + _field(3, _field(1, device_id))
         build += _field(9, assignment)
-    return _field(3, build)
+    out = _field(3, build)
+    for name, value in (overrides or {}).items():
+        out += _field(7, _field(1, str(name).encode()) + _field(2, _option_override(name,
+                                                                                   value)))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -156,17 +180,35 @@ class Client(_pjrt.Client):
             devs.append(Device(self, self.platform, id_, kind, text, hw))
         self.devices = tuple(devs)
 
-    def compile(self, mlir_text: str | bytes, device: Device | None = None) -> Executable:
+    def compile(self, mlir_text: str | bytes, device: Device | None = None, *,
+                compiler_options: dict | None = None) -> Executable:
         """Compiles a StableHLO module (MLIR text or bytecode) for `device` (default: first).
 
-        Raises XlaRuntimeError with XLA's message (e.g. a parse error) on failure.
+        `compiler_options` are XLA options by name (``{"xla_cpu_enable_fast_math": True}``).
+        Raises XlaRuntimeError with XLA's message (e.g. a parse error, an unknown option)
+        on failure.
         """
         device_id = None
         if device is not None and device is not self.devices[0]:
             if device not in self.devices:
                 raise ValueError(f"{device!r} is not a device of the {self.platform} client")
             device_id = device.id
-        return super().compile(mlir_text, compile_options(device_id))
+        return super().compile(mlir_text, compile_options(device_id, compiler_options))
+
+    def hlo_text(self, mlir_text: str | bytes) -> str:
+        """The HLO text of a StableHLO module, as XLA converts it (before its passes).
+
+        XLA dumps it while compiling the module once, into a temporary directory.
+        """
+        with tempfile.TemporaryDirectory(prefix="xjax-hlo-") as tmp:
+            self.compile(mlir_text, compiler_options={
+                "xla_dump_to": tmp, "xla_dump_hlo_as_text": True,
+                "xla_dump_disable_metadata": True})
+            found = sorted(glob.glob(os.path.join(tmp, "*.before_optimizations.txt")))
+            if not found:
+                raise NotImplementedError(f"the {self.platform} plugin dumped no HLO text")
+            with open(found[0]) as f:
+                return f.read()
 
     @property
     def plugin_version(self) -> str:
@@ -215,11 +257,33 @@ _failed: dict[str, Exception] = {}
 _lock = threading.Lock()
 
 
+_cpu_device_count: list[int] = []  # set by the jax_num_cpu_devices flag
+
+
+def set_cpu_device_count(count: int) -> None:
+    """The number of CPU devices the CPU client will have (-1: as the environment says).
+
+    Raises
+    ------
+    RuntimeError
+        Once the CPU client exists, as JAX does: the count is fixed when it is created.
+    """
+    if "cpu" in _clients:
+        raise RuntimeError(
+            "jax_num_cpu_devices config should be updated before backends are initialized "
+            "i.e. before any JAX operation is executed. You should initialize this config "
+            "immediately after `import jax`.")
+    _cpu_device_count[:] = [count] if count >= 0 else []
+
+
 def _client_options(platform: str) -> dict:
     """Client create options. On the CPU, one device unless asked for more (as JAX):
-    XJAX_NUM_CPU_DEVICES=N, or XLA_FLAGS=--xla_force_host_platform_device_count=N."""
+    the jax_num_cpu_devices flag, XJAX_NUM_CPU_DEVICES=N, or
+    XLA_FLAGS=--xla_force_host_platform_device_count=N."""
     opts = {}
-    if platform == "cpu":
+    if platform == "cpu" and _cpu_device_count:
+        opts["cpu_device_count"] = _cpu_device_count[0]
+    elif platform == "cpu":
         count = os.environ.get("XJAX_NUM_CPU_DEVICES")
         m = re.search(r"--xla_force_host_platform_device_count=(\d+)",
                       os.environ.get("XLA_FLAGS", ""))
@@ -245,6 +309,18 @@ def _set_default_xla_flags() -> None:
         os.environ["XLA_FLAGS"] = " ".join([flags, *extra]).strip()
 
 
+def _unavailable(platform: str, error: Exception) -> str:
+    """JAX's message for a backend that cannot be used (its reason appended)."""
+    present = sorted(_clients) or ["cpu"]
+    if platform == "gpu":
+        return (f"Unknown backend: 'gpu' requested, but no platforms that are instances of gpu "
+                f"are present. Platforms present are: {','.join(present)} ({error})")
+    if platform == "tpu":
+        return (f"Backend 'tpu' failed to initialize: {error}. Available backends are "
+                f"{present}")
+    return f"Unknown backend {platform}. Available backends are {present}"
+
+
 def get_client(platform: str = "cpu") -> Client:
     """The (lazily created, shared) client for `platform` ("cpu", or "gpu" / "cuda")."""
     platform = "gpu" if platform == "cuda" else platform
@@ -256,7 +332,7 @@ def get_client(platform: str = "cpu") -> Client:
         if c is not None:
             return c
         if platform in _failed:
-            raise RuntimeError(f"the {platform} backend is unavailable") from _failed[platform]
+            raise RuntimeError(_unavailable(platform, _failed[platform])) from _failed[platform]
         try:
             path, dist = _find_plugin(platform)
             # XLA's INFO logs (e.g. "cpu_device_count set via create_options") would
@@ -268,7 +344,7 @@ def get_client(platform: str = "cpu") -> Client:
             c = Client(plugin, options)
         except Exception as e:  # remember, so that probing stays cheap
             _failed[platform] = e
-            raise
+            raise RuntimeError(_unavailable(platform, e)) from e
         attrs = plugin.attributes()
         major, minor = plugin.api_version
         c._plugin_version = ";".join([

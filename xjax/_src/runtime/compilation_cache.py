@@ -153,7 +153,7 @@ def _write_entry(cache_dir: str, path: str, key: str, payload: bytes,
 
 def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
                     extra_key: str = "", min_compile_time_secs: float = 1.0,
-                    min_entry_size_bytes: int = 0, monitor=None):
+                    min_entry_size_bytes: int = 0, monitor=None, compiler_options=None):
     """Load the executable for ``mlir_text`` from ``cache_dir``, or compile and store it.
 
     Parameters
@@ -175,6 +175,8 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
         that this layer imports nothing of xjax): ``cache_hits``,
         ``compile_time_saved_sec`` and ``cache_retrieval_time_sec`` on a hit,
         ``cache_misses`` when an entry is written.
+    compiler_options : dict, optional
+        XLA options by name; they are part of the key.
 
     Returns
     -------
@@ -199,7 +201,7 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
     device_id = None
     if device is not None and device is not client.devices[0]:
         device_id = device.id
-    options = _client_mod.compile_options(device_id)
+    options = _client_mod.compile_options(device_id, compiler_options)
     key = cache_key(client, mlir_text, options, extra_key)
     cache_dir = os.fspath(cache_dir)
     path = entry_path(cache_dir, key)
@@ -215,7 +217,7 @@ def compile_or_load(client, mlir_text: str | bytes, cache_dir, *, device=None,
         except Exception as e:  # a plugin that refuses it: recompile, rewrite
             _warn(path, f"could not be loaded by the plugin ({type(e).__name__}: {e})")
     start = time.perf_counter()
-    executable = client.compile(mlir_text, device)
+    executable = client.compile(mlir_text, device, compiler_options=compiler_options)
     elapsed = time.perf_counter() - start
     if elapsed >= min_compile_time_secs:
         try:

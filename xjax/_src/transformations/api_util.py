@@ -25,10 +25,10 @@ import inspect
 import operator
 
 from xjax._src.transformations.jit import (shaped_abstractify)  # noqa: F401  (re-exported, as jax.api_util)
-from xjax._src.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
+from xjax._src.core.pytree import (prefix_leaves, tree_flatten, tree_flatten_with_path,
+                                   tree_unflatten)
 from xjax._src.interpreters.staging import DebugInfo
-from xjax._src.core.tree_util import (keystr, tree_flatten_with_path, prefix_errors,
-                                      treedef_children)
+from xjax._src.core.tree_util import keystr, prefix_errors, treedef_children
 
 __all__ = ["shaped_abstractify", "argnums_partial", "debug_info", "donation_vector",
            "flatten_axes", "flatten_fun", "flatten_fun_nokwargs", "rebase_donate_argnums",

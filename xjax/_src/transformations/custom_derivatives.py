@@ -3,6 +3,11 @@
 Outside any transformation a custom-derivative function simply runs. Under one, it binds a
 primitive holding the function's jaxpr and the user's rule (xjax/interpreters/
 custom_derivatives.py), so staging keeps the primal and differentiation uses the rule.
+
+Rules defined with ``symbolic_zeros=True`` see a :class:`SymbolicZero` for each tangent or
+cotangent known to be zero, and a ``custom_vjp``'s forward rule sees its arguments as
+:class:`CustomVJPPrimal` leaves; the primitives carry xjax's internal ``Zero``, converted
+to and from these at the rules' boundary here.
 """
 
 from __future__ import annotations
@@ -14,25 +19,48 @@ import types
 from collections.abc import Sequence
 
 from xjax._src.core import dtypes
-from xjax._src.core.ad_util import UndefinedPrimal, get_aval
+from xjax._src.core.ad_util import UndefinedPrimal, Zero, get_aval
 from xjax._src.core.jaxpr import eval_jaxpr
-from xjax._src.core.pytree import prefix_leaves, register_pytree_node, tree_flatten, tree_unflatten
-from xjax._src.core.trace import Tracer, ctx as trace_ctx
-from xjax._src.higher_order.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
-                                                       custom_vjp_call_p)
-from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.core.pytree import (
+    keystr,
+    prefix_leaves,
+    register_pytree_node,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+    treedef_children,
+)
+from xjax._src.core.trace import Tracer
+from xjax._src.core.trace import ctx as trace_ctx
+from xjax._src.higher_order.custom_derivatives import (
+    checkpoint_p,
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+)
 from xjax._src.higher_order.jit_call import consts_as_args
-from xjax._src.interpreters.partial_eval import (Offloadable, Recompute, Saveable,
-                                                 everything_saveable, nothing_saveable)
+from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.interpreters.partial_eval import (
+    Offloadable,
+    Recompute,
+    Saveable,
+    everything_saveable,
+    nothing_saveable,
+)
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.interpreters.transpose import backward_pass
-from xjax._src.lax.ad_rules import instantiate, tangent_aval
+from xjax._src.lax.ad_rules import (
+    add_tangents,
+    instantiate,
+    tangent_aval,
+    zeros_like_aval,
+)
 from xjax._src.lax.checkpoint_name import name_p
 from xjax._src.lax.convolution import conv_general_dilated_p
 from xjax._src.lax.dot import dot_general_p
 from xjax._src.lax.operands import to_operand
-from xjax._src.core.pytree import tree_map
-from xjax._src.lax.ad_rules import add_tangents, zeros_like_aval
+from xjax._src.transformations.jit import shaped_abstractify
+from xjax._src.transformations.wrapping import wraps
 
 
 def _at_top_level() -> bool:
@@ -76,6 +104,128 @@ def _trace_primal(fun, nondiff_argnums, nondiff, flat_args, in_tree):
     return call_jaxpr, consts, box["out_tree"]
 
 
+# -- symbolic zeros: what custom rules defined with ``symbolic_zeros=True`` see --
+
+class SymbolicZero:
+    """A zero tangent or cotangent, as the rules of a ``custom_jvp`` or ``custom_vjp``
+    function defined with ``symbolic_zeros=True`` see it.
+
+    It stands for an array of zeros of type ``aval`` without holding one. Attributes other
+    than ``aval`` are read from ``aval`` (``shape``, ``dtype``, ``ndim``, ...). It is not an
+    array: ``jax.numpy`` functions and arithmetic do not accept it. It is a pytree leaf.
+
+    Parameters
+    ----------
+    aval : ShapedArray
+        The type of the zero (a tangent type: ``float0`` for integer and boolean primals).
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> from xjax.custom_derivatives import SymbolicZero
+    >>> z = SymbolicZero.from_primal_value(jnp.ones((2, 3)))
+    >>> z, z.shape, z.dtype
+    (SymbolicZero, (2, 3), dtype('float32'))
+    """
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return type(self).__name__
+
+    def __getattr__(self, name):
+        if name == "aval":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(value) -> SymbolicZero:
+        """The symbolic zero tangent of ``value``."""
+        return SymbolicZero(tangent_aval(get_aval(value)))
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """Zero tangents for the primal pytree ``val``.
+
+    Parameters
+    ----------
+    val : pytree
+        Primal values (arrays or scalars).
+    symbolic_zeros : bool
+        True: a :class:`SymbolicZero` per leaf; False: arrays of zeros (``float0`` for
+        integer and boolean leaves).
+
+    Returns
+    -------
+    pytree
+        ``val``'s structure with a zero tangent per leaf.
+
+    Examples
+    --------
+    >>> import xjax.numpy as jnp
+    >>> from xjax.custom_derivatives import zero_from_primal
+    >>> zero_from_primal({"a": jnp.ones(2)})
+    {'a': Array([0., 0.], dtype=float32)}
+    >>> zero_from_primal((1.0,), symbolic_zeros=True)
+    (SymbolicZero,)
+    """
+    def zero(x):
+        aval = tangent_aval(get_aval(x))
+        return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
+    return tree_map(zero, val)
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+    """Primal to a ``custom_vjp``'s forward rule when ``symbolic_zeros`` is set"""
+
+    value: object
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree):
+    """Strip the perturbation information from a forward rule's arguments.
+
+    With ``defvjp(..., symbolic_zeros=True)`` the forward rule receives each leaf of its
+    differentiable arguments as a :class:`CustomVJPPrimal`; this gives the tree of their
+    ``value`` s.
+
+    Parameters
+    ----------
+    tree : pytree
+        A pytree whose leaves are all :class:`CustomVJPPrimal`.
+
+    Returns
+    -------
+    pytree
+        The same structure, each leaf replaced by its ``value``.
+
+    Raises
+    ------
+    TypeError
+        When a leaf is not a :class:`CustomVJPPrimal`.
+
+    Examples
+    --------
+    >>> from xjax.custom_derivatives import CustomVJPPrimal, custom_vjp_primal_tree_values
+    >>> custom_vjp_primal_tree_values({"x": CustomVJPPrimal(1.0, True)})
+    {'x': 1.0}
+    """
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree)
+
+
+def _user_tangent(t):
+    """An internal ``Zero`` as custom rules see it."""
+    return SymbolicZero(t.aval) if type(t) is Zero else t
+
+
+# -- custom_jvp --
+
 class custom_jvp:
     """A function with a user-defined forward-mode derivative.
 
@@ -94,7 +244,7 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun, updated=())
+        wraps(fun)(self)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
@@ -104,8 +254,23 @@ class custom_jvp:
         return self if instance is None else functools.partial(self, instance)
 
     def defjvp(self, jvp, symbolic_zeros=False):
-        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with
-        ``nondiff_argnums``: ``jvp(*nondiff_args, primals, tangents)``)."""
+        """Set the forward-mode rule.
+
+        Parameters
+        ----------
+        jvp : callable
+            ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with
+            ``nondiff_argnums``: ``jvp(*nondiff_args, primals, tangents)``).
+        symbolic_zeros : bool
+            True: the rule gets a :class:`SymbolicZero` for each tangent known to be zero
+            (an argument not being differentiated) instead of an array of zeros.
+            Either way, the rule may return a :class:`SymbolicZero` as a tangent.
+
+        Returns
+        -------
+        callable
+            ``jvp``, so that ``defjvp`` can be used as a decorator.
+        """
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp
@@ -138,29 +303,58 @@ class custom_jvp:
         flat_args = [to_operand(a) for a in flat_args]
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
-        user_jvp = self.jvp
-
-        def flat_jvp(primals, tangents):
-            p = tuple(tree_unflatten(in_tree, primals))
-            t = tuple(tree_unflatten(in_tree, tangents))
-            out, t_out = user_jvp(*nondiff, p, t)
-            flat_out, tree = tree_flatten(out)
-            flat_t, t_tree = tree_flatten(t_out)
-            if tree != out_tree or t_tree != out_tree:
-                raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
-                                f"equal container (pytree) structures matching the function's "
-                                f"output {out_tree}, but got {tree} and {t_tree}.")
-            return [to_operand(o) for o in flat_out], [to_operand(o) for o in flat_t]
-
+        flat_jvp = _flat_jvp(self.jvp, nondiff, in_tree, out_tree)
         outs = custom_jvp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
                                       num_consts=len(consts), jvp=flat_jvp,
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(out_tree, outs)
 
 
+def _flat_jvp(user_jvp, nondiff, in_tree, out_tree):
+    """The user's rule on flat lists: ``Zero`` tangents (given only with symbolic zeros)
+    reach it as :class:`SymbolicZero`, and its :class:`SymbolicZero` results leave as
+    ``Zero``."""
+    def flat_jvp(primals, tangents):
+        p = tuple(tree_unflatten(in_tree, primals))
+        t = tuple(tree_unflatten(in_tree, [_user_tangent(x) for x in tangents]))
+        result = user_jvp(*nondiff, p, t)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError("Custom JVP rule must produce a pair (list or tuple of length "
+                            f"two) representing primal and tangent outputs, but got {result}.")
+        flat_out, tree = tree_flatten(result[0])
+        flat_t, t_tree = tree_flatten(result[1])
+        if tree != out_tree or t_tree != out_tree:
+            raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                            f"equal container (pytree) structures matching the function's "
+                            f"output {out_tree}, but got {tree} and {t_tree}.")
+        flat_out = [to_operand(o) for o in flat_out]
+        return flat_out, [_tangent_out(o, t) for o, t in zip(flat_out, flat_t, strict=True)]
+    return flat_jvp
+
+
+def _tangent_out(primal, tangent):
+    """A rule's tangent output as an operand, or ``Zero`` for a :class:`SymbolicZero` (of
+    the primal's tangent type, as JAX checks)."""
+    if type(tangent) is not SymbolicZero:
+        return to_operand(tangent)
+    expected = tangent_aval(get_aval(primal))
+    if not _same_type(expected, tangent.aval):
+        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                        f"corresponding shapes and dtypes. Expected {expected.str_short()} "
+                        f"(tangent type of {get_aval(primal).str_short()}) but got "
+                        f"{tangent.aval.str_short()}.")
+    return Zero(tangent.aval)
+
+
+def _same_type(a, b) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
 def _tree_add(x, y):
     return tree_map(add_tangents, x, y)
 
+
+# -- custom_vjp --
 
 class custom_vjp:
     """A function with a user-defined reverse-mode derivative.
@@ -177,18 +371,39 @@ class custom_vjp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun, updated=())
+        wraps(fun)(self)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = self.optimize_remat = False
 
     def __get__(self, instance, owner=None):
         return self if instance is None else functools.partial(self, instance)
 
-    def defvjp(self, fwd, bwd, symbolic_zeros=False):
-        """``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns a
-        tuple with one cotangent per differentiable argument (None for zero)."""
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the reverse-mode rule.
+
+        Parameters
+        ----------
+        fwd : callable
+            ``fwd(*args) -> (out, residuals)``, with the primal function's signature.
+        bwd : callable
+            ``bwd(*nondiff_args, residuals, ct)`` returns a tuple with one cotangent per
+            differentiable argument (None for zero, or a :class:`SymbolicZero`).
+        symbolic_zeros : bool
+            True: ``fwd`` gets each leaf of the differentiable arguments as a
+            :class:`CustomVJPPrimal` (its ``value`` and whether it is ``perturbed``, i.e.
+            has a nonzero tangent), and ``bwd`` gets a :class:`SymbolicZero` for each output
+            cotangent known to be zero instead of an array of zeros.
+        optimize_remat : bool
+            JAX's remat optimization of the forward rule; xjax computes the same values
+            without it.
+        """
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros")
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros, self.optimize_remat = symbolic_zeros, optimize_remat
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -202,29 +417,97 @@ class custom_vjp:
         flat_args = [to_operand(a) for a in flat_args]
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
-        fwd, bwd, nondiff_argnums = self.fwd, self.bwd, self.nondiff_argnums
-
-        def flat_fwd(primals):
-            diff_args = list(tree_unflatten(in_tree, primals))
-            result = fwd(*_merge(nondiff_argnums, nondiff, diff_args))
-            if not (isinstance(result, (tuple, list)) and len(result) == 2):
-                raise TypeError("Custom VJP fwd rule must produce a pair (output, residuals), "
-                                f"got {type(result).__name__}.")
-            out, residuals = result
-            flat_out, tree = tree_flatten(out)
-            if tree != out_tree:
-                raise TypeError("Custom VJP fwd rule must produce an output with the same "
-                                f"container (pytree) structure as the primal function {out_tree}"
-                                f", but got {tree}.")
-            return [to_operand(o) for o in flat_out], residuals
-
-        def flat_bwd(residuals, ct):
-            return bwd(*nondiff, residuals, ct)
-
+        trees = (in_tree, out_tree)
+        flat_fwd = _flat_fwd(self.fwd, self.nondiff_argnums, nondiff, trees,
+                             self.symbolic_zeros)
+        flat_bwd = _flat_bwd(self.bwd, nondiff, trees, [get_aval(a) for a in flat_args],
+                             self.symbolic_zeros)
         outs = custom_vjp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
-                                      num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd,
-                                      out_tree=out_tree)
+                                      num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd)
         return tree_unflatten(out_tree, outs)
+
+
+def _flat_fwd(fwd, nondiff_argnums, nondiff, trees, symbolic_zeros):
+    """The user's forward rule on flat primals (with symbolic zeros, each given as a
+    :class:`CustomVJPPrimal` with its ``perturbed`` flag)."""
+    in_tree, out_tree = trees
+
+    def flat_fwd(primals, perturbed):
+        leaves = ([CustomVJPPrimal(p, b) for p, b in zip(primals, perturbed, strict=True)]
+                  if symbolic_zeros else list(primals))
+        diff_args = list(tree_unflatten(in_tree, leaves))
+        result = fwd(*_merge(nondiff_argnums, nondiff, diff_args))
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError("Custom VJP fwd rule must produce a pair (output, residuals), "
+                            f"got {type(result).__name__}.")
+        out, residuals = result
+        flat_out, tree = tree_flatten(out)
+        if tree != out_tree:
+            raise TypeError("Custom VJP fwd rule must produce an output with the same "
+                            f"container (pytree) structure as the primal function {out_tree}"
+                            f", but got {tree}.")
+        return [to_operand(o) for o in flat_out], residuals
+    return flat_fwd
+
+
+def _flat_bwd(bwd, nondiff, trees, in_avals, symbolic_zeros):
+    """The user's backward rule on flat cotangents: ``Zero`` ones reach it as
+    :class:`SymbolicZero` (or zeros, without symbolic zeros); its result becomes one
+    cotangent or ``Zero`` per primal leaf."""
+    in_tree, out_tree = trees
+
+    def flat_bwd(residuals, cts):
+        cts = [_user_tangent(c) if symbolic_zeros else instantiate(c) for c in cts]
+        result = bwd(*nondiff, residuals, tree_unflatten(out_tree, cts))
+        return _flat_cotangents(result, in_tree, in_avals)
+    return flat_bwd
+
+
+def _flat_cotangents(result, in_tree, in_avals):
+    """One cotangent per primal leaf from a bwd rule's result (a tuple with one entry per
+    argument, None standing for a whole argument's zeros), checked as JAX checks it."""
+    if isinstance(result, list) and len(result) == len(treedef_children(in_tree)):
+        result = tuple(result)
+    if not isinstance(result, tuple):
+        raise TypeError(_bwd_structure_error(result, in_tree))
+    dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
+    try:
+        flat = prefix_leaves(result, dummy, is_leaf=lambda x: x is None)
+    except (ValueError, TypeError):
+        raise TypeError(_bwd_structure_error(result, in_tree)) from None
+    paths = [keystr(path) for path, _ in tree_flatten_with_path(dummy)[0]]
+    return [_checked_cotangent(c, a, p) for c, a, p in zip(flat, in_avals, paths, strict=True)]
+
+
+def _bwd_structure_error(result, in_tree) -> str:
+    return ("Custom VJP bwd rule must produce an output with the same container (pytree) "
+            "structure as the args tuple of the primal function, and in particular must "
+            "produce a tuple of length equal to the number of arguments to the primal "
+            f"function, but got bwd output structure {tree_flatten(result)[1]} for primal "
+            f"input structure {in_tree}.")
+
+
+def _checked_cotangent(ct, primal_aval, path):
+    ct_aval = tangent_aval(primal_aval)
+    if ct is None or ct_aval.dtype == dtypes.float0:
+        return Zero(ct_aval)
+    if type(ct) is SymbolicZero:
+        if not _same_type(ct_aval, ct.aval):
+            raise ValueError(
+                "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does not "
+                "match the corresponding input tangent shape/dtype: at output"
+                f"{path} the SymbolicZero had shape/dtype {ct.aval.str_short()} while the "
+                f"corresponding input had shape/dtype {primal_aval.str_short()}. Consider "
+                "just returning a None here instead of a SymbolicZero object.")
+        return Zero(ct.aval)
+    ct = to_operand(ct)
+    if get_aval(ct).shape != ct_aval.shape:
+        raise ValueError(
+            "Custom VJP bwd rule must produce an output with the same type as the args tuple "
+            f"of the primal function, but at output{path} the bwd rule produced an output of "
+            f"type {get_aval(ct).str_short()} corresponding to an input of type "
+            f"{primal_aval.str_short()}")
+    return ct
 
 
 # -- custom_gradient --
@@ -233,7 +516,7 @@ class _GradientRule:
     """A custom_gradient rule traced to a jaxpr: its closed-over values are the residuals
     (pytree leaves), the jaxpr and output structure ride along as static data."""
 
-    __slots__ = ("jaxpr", "in_tree", "consts")
+    __slots__ = ("consts", "in_tree", "jaxpr")
 
     def __init__(self, jaxpr, in_tree, consts):
         self.jaxpr, self.in_tree, self.consts = jaxpr, in_tree, consts
@@ -452,7 +735,7 @@ def save_from_both_policies(policy_1, policy_2):
         out1 = policy_1(prim, *args, **params)
         out2 = policy_2(prim, *args, **params)
         if not (isinstance(out1, bool) and isinstance(out2, bool)):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004  (JAX's exception type)
                 f"The return value of the policies should be a boolean. Got: {out1} and "
                 f"{out2}. Please write a custom policy function directly, rather than "
                 "using this helper function.")
@@ -535,7 +818,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
                         f"type(prevent_cse)={type(prevent_cse)}")
 
-    @functools.wraps(fun, updated=())
+    @wraps(fun)
     def remat_fun(*args, **kwargs):
         nums = _normalized_static_argnums(static_argnums, len(args))
         if _at_top_level():
@@ -574,7 +857,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     (Array(2., dtype=float32, weak_type=True),)
     """
     flat_primals, in_tree = tree_flatten(primals)
-    in_avals = [get_aval(to_operand(p)) for p in flat_primals]
+    in_avals = [shaped_abstractify(p) for p in flat_primals]  # values, avals or structs
     box = {}
 
     def flat_fun(*xs):

@@ -137,7 +137,7 @@ def _install_eager_checks(name, value) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# jitted calls (api.JitFunction.__call__ when config.xjax_jit_checks is set)
+# jitted calls (api.PjitFunction.__call__ when config.xjax_jit_checks is set)
 
 
 def checked_jit_call(jit_fun, args, kwargs):

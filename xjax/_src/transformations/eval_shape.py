@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from __future__ import annotations
-
 import contextlib
 
-
+from xjax._src.core import dtypes
 from xjax._src.core.ad_util import get_aval
+from xjax._src.core.avals import ShapedArray
 from xjax._src.core.ref_avals import AbstractRef
-from xjax._src.core.trace import _Context, set_current_trace
+from xjax._src.core.trace import Trace, Tracer, _Context, current_trace, set_current_trace
 from xjax._src.transformations.jit import make_jaxpr
 
 
@@ -29,10 +28,37 @@ def eval_shape(fun, *args, **kwargs):
     return shapes
 
 
+class CompileTimeEvalTrace(Trace):
+    """The trace of an ``ensure_compile_time_eval`` block: a primitive whose operands are all
+    concrete is evaluated at once; one with an operand traced outside the block is handed to
+    the trace that was current (JAX's eager constant folding)."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive, args, params):
+        traced = any(isinstance(a, Tracer) and a._trace.active for a in args)
+        with set_current_trace(self.parent if traced else _Context.trace):
+            return primitive.bind(*args, **params)
+
+
 @contextlib.contextmanager
 def ensure_compile_time_eval():
-    """Evaluate operations on concrete values eagerly inside the block, even while tracing."""
-    with set_current_trace(_Context.trace):
+    """Evaluate operations on concrete values eagerly inside the block, even while tracing;
+    operations on traced values are traced as outside it.
+
+    Examples
+    --------
+    >>> import xjax, xjax.numpy as jnp
+    >>> @xjax.jit
+    ... def f(x):
+    ...     with xjax.ensure_compile_time_eval():
+    ...         table = jnp.arange(3.0) * 2  # computed now, a constant of the jaxpr
+    ...         y = x * table                # x is traced: staged as usual
+    ...     return y
+    >>> f(jnp.ones(3))
+    Array([0., 2., 4.], dtype=float32)
+    """
+    with set_current_trace(CompileTimeEvalTrace(current_trace())):
         yield
 
 
@@ -52,6 +78,9 @@ def typeof(x):
     aval = getattr(x, "aval", None)
     if type(aval) is AbstractRef:
         return aval
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, dtypes.ExtendedDType):  # a key array: ShapedArray(key<fry>[...])
+        return ShapedArray(x.shape, dtype)
     return get_aval(x)
 
 

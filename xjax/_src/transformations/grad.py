@@ -8,7 +8,6 @@ followed by the transpose of that jaxpr. Only jvp and transpose rules are ever w
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from xjax._src import lax
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.interpreters.jvp import JVPTracer
 from xjax._src.transformations.vmap import vmap
+from xjax._src.transformations.wrapping import wraps
 
 
 def _as_operand_tree(tree):
@@ -446,7 +446,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
     """
 
-    @functools.wraps(fun, updated=())
+    @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), getattr(fun, "__name__", "fun"))
         names = _arg_names(fun, nums)
@@ -503,7 +503,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
     value_and_grad_fun._api = "grad"
 
-    @functools.wraps(fun, updated=())
+    @wraps(fun)
     def grad_fun(*args, **kwargs):
         result = value_and_grad_fun(*args, **kwargs)
         if has_aux:
@@ -595,6 +595,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
            [0., 4.]], dtype=float32)
     """
 
+    @wraps(fun)
     def jac_fun(*args, **kwargs):
         partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
                                                  "jacfwd")
@@ -639,6 +640,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
            [0., 4.]], dtype=float32)
     """
 
+    @wraps(fun)
     def jac_fun(*args, **kwargs):
         partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
                                                  "jacrev")

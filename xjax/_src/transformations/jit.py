@@ -29,6 +29,9 @@ from xjax._src.core.pytree import prefix_leaves, tree_map, tree_unflatten as unf
 from xjax._src.core.sharding_types import Sharding, resolve_put_target
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
+from xjax._src.transformations import jit_shardings
+from xjax._src.transformations.jit_shardings import UNSPECIFIED
+from xjax._src.transformations.wrapping import wraps
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
 
@@ -122,15 +125,15 @@ def _cache_for(fun) -> dict:
     return cache
 
 
-class JitFunction:
-    """The callable ``jit(fun)`` returns."""
+class PjitFunction:
+    """The callable ``jit(fun)`` returns (named as JAX names its type, which libraries test)."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), keep_unused=False, inline=False):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
+        wraps(fun)(self)  # first: the attributes set below must win over fun's
         self._fun = fun
-        functools.update_wrapper(self, fun, updated=())  # not __dict__: it would clobber ours
         self._signature = _signature(fun)
         self._static_argnums, self._static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames)
@@ -291,37 +294,64 @@ class JitFunction:
         self._cache.clear()
 
     def __repr__(self):
-        return f"<xjax.jit of {self._fun!r}>"
+        return f"<PjitFunction of {self._fun!r}>"
 
 
 class ShapeDtypeStruct:
     """A shape and dtype, standing for an array in ``eval_shape`` results."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self.sharding = sharding  # kept as given; eval_shape's results carry None, as JAX's
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
 
+    @classmethod
+    def like(cls, x) -> ShapeDtypeStruct:
+        """The shape, dtype and weak type of ``x`` (an array, tracer, NumPy value, Python
+        scalar or anything with ``shape`` and ``dtype``), as JAX's ``ShapeDtypeStruct.like``.
+
+        xjax's structs carry no sharding, so a committed array's sharding is not kept.
+
+        Raises
+        ------
+        NotImplementedError
+            For a mutable array reference (as JAX).
+
+        Examples
+        --------
+        >>> import xjax, xjax.numpy as jnp
+        >>> xjax.ShapeDtypeStruct.like(jnp.ones((2, 3), jnp.int8))
+        ShapeDtypeStruct(shape=(2, 3), dtype=int8)
+        """
+        aval = shaped_abstractify(x)
+        if type(aval) is AbstractRef:
+            raise NotImplementedError(
+                "Ref/AbstractRef support is not implemented. Please file an issue at "
+                "https://github.com/jax-ml/jax/issues")
+        return cls(aval.shape, aval.dtype, bool(getattr(x, "weak_type", aval.weak_type)))
+
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype)
+                and self.dtype == other.dtype and self.sharding == other.sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        return hash((self.shape, self.dtype, self.sharding))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        donate_argnames=(), keep_unused=False, device=None, backend=None, inline=False,
-        **unsupported):
+def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static_argnums=(),
+        static_argnames=(), donate_argnums=(), donate_argnames=(), keep_unused=False,
+        device=None, backend=None, inline=False, compiler_options=None, **unsupported):
     """Compile ``fun`` with XLA: trace it once per signature to a jaxpr and run the executable.
 
     Parameters
@@ -341,6 +371,16 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
         any donated Array. An Array whose memory a NumPy view shares (``np.asarray(x)`` on
         the CPU) is not donated: XLA copies it and it stays alive. Donation applies to
         top-level calls; under transformations (grad, vmap, an enclosing jit) it is ignored.
+    in_shardings, out_shardings : Sharding, PartitionSpec, None, or a pytree prefix of them
+        Checked against the arguments (positional, not static) and results, which are then
+        placed as ``device_put`` places them (PartitionSpecs need ``xjax.set_mesh``).
+    compiler_options : dict, optional
+        Not supported yet (pass them to ``jit(f).lower(...).compile(compiler_options)``).
+
+    Raises
+    ------
+    NotImplementedError
+        For non-empty ``compiler_options``.
 
     Examples
     --------
@@ -351,14 +391,23 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
     """
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+    if compiler_options:
+        raise NotImplementedError("jit(compiler_options=...) is not supported by xjax yet; "
+                                  "pass them to jit(f).lower(...).compile(compiler_options)")
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, device=device, backend=backend,
                                  inline=inline)
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                       keep_unused, inline)
+    jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums,
+                          donate_argnames, keep_unused, inline)
+    if in_shardings is UNSPECIFIED and out_shardings is UNSPECIFIED:
+        return jitted
+    return jit_shardings.sharded(fun, jitted, in_shardings, out_shardings,
+                                 _resolve_static(_signature(fun), _as_tuple(static_argnums),
+                                                 _as_tuple(static_argnames))[0])
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
@@ -373,7 +422,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     signature = _signature(fun)
     static_nums = _resolve_static(signature, static_argnums, ())[0]
 
-    @functools.wraps(fun, updated=())
+    @wraps(fun)
     def make(*args, **kwargs):
         statics = {i: a for i, a in enumerate(args) if i in static_nums}
         dyn_args = [a for i, a in enumerate(args) if i not in static_nums]

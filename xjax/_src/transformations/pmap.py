@@ -7,7 +7,6 @@ values, shapes and errors are JAX's; the parallelism is not.
 
 from __future__ import annotations
 
-import functools
 import math
 
 from xjax._src.core.ad_util import get_aval
@@ -18,6 +17,7 @@ from xjax._src.transformations.shard_map import _shard_map, shard_map, smap
 from xjax._src import lax, runtime
 from xjax._src.transformations.jit import device_put, jit
 from xjax._src.transformations.vmap import _broadcast_prefix, normalize_mapped_axis
+from xjax._src.transformations.wrapping import wraps
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
@@ -218,7 +218,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     jitted = jit(impl, static_argnums=static)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def pmapped(*args, **kwargs):
         return jitted(*args, **kwargs)
 

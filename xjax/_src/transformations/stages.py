@@ -8,15 +8,21 @@
 
 Differences from JAX, stated:
 
-- ``as_text(dialect="hlo")`` and ``compiler_ir(...)`` need XLA's or MLIR's Python objects,
-  which xjax does not have: the first raises NotImplementedError, the second returns None
-  (JAX's answer when unavailable).
+- ``compiler_ir()`` (``dialect="stablehlo"``) needs MLIR's Python objects, which xjax does
+  not have: it returns None (JAX's answer when unavailable; ``as_text()`` gives the text).
+  ``compiler_ir("hlo")`` gives an :class:`HloModule` whose ``as_hlo_text()`` is the HLO
+  text XLA converts the module to (XLA dumps it while compiling the module once); its
+  printing differs from JAX's in names (``%Arg_0.1`` for ``x.1``).
 - ``cost_analysis()`` is an estimate read from the jaxpr (xjax's runtime does not ask XLA):
   ``flops`` (2*M*N*K per contraction, one per element of other arithmetic, one per reduced
   element), ``transcendentals`` and ``bytes accessed`` (the program's inputs and outputs).
 - ``memory_analysis()`` gives the argument, output and alias sizes, which the signature
   determines; the sizes only XLA knows (temporaries, generated code) are None.
-- ``compile(compiler_options)`` accepts no options (anything else raises NotImplementedError).
+- ``compile(compiler_options)`` passes the options to XLA (which rejects unknown names and
+  bad values, as in JAX), except the four JAX sets on the build options
+  (``exec_time_optimization_effort``, ``memory_fitting_effort``, ``optimization_level``,
+  ``memory_fitting_level``), which raise NotImplementedError. A program compiled with
+  options is not shared with ``jit(f)``'s cache.
 """
 
 from __future__ import annotations
@@ -30,13 +36,18 @@ from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.higher_order.jit_call import compile_closed_jaxpr
 from xjax._src.lowering.lower_jaxpr import lower_module
-from xjax._src.runtime import default_backend
+from xjax._src.runtime import default_backend, get_client
 from xjax._src.transformations import debug_flags as flag_checks
 from xjax._src.transformations.jit import ShapeDtypeStruct, shaped_abstractify
 
-__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "HloModule", "Lowered", "Traced",
+           "Wrapped"]
 
 CompilerOptions = dict[str, Union[str, bool]]
+
+# Options JAX sets on XLA's build options rather than passing by name.
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                  "optimization_level", "memory_fitting_level")
 
 
 class ArgInfo:
@@ -162,27 +173,57 @@ class Lowered(_Stage):
         super().__init__(entry, name, in_tree)
         self._text = None
 
-    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module as StableHLO (MLIR) text."""
-        if dialect not in (None, "stablehlo", "mhlo"):
-            raise NotImplementedError(f"dialect {dialect!r}: xjax lowers to StableHLO text "
-                                      "only (dialect='stablehlo')")
+    def _stablehlo_text(self) -> str:
         if self._text is None:
             self._text = lower_module(self._entry.closed, self._name, self._entry.donated).text
         return self._text
 
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as StableHLO (MLIR) text, or as HLO text (``dialect="hlo"``).
+
+        Raises
+        ------
+        ValueError
+            For another dialect (as JAX).
+        """
+        dialect = _check_dialect(dialect)
+        if dialect == "hlo":
+            return self.compiler_ir("hlo").as_hlo_text()
+        return self._stablehlo_text()
+
     def compiler_ir(self, dialect: str | None = None):
-        """None: xjax has no MLIR Python objects (use :meth:`as_text`)."""
-        return None
+        """An :class:`HloModule` for ``dialect="hlo"``; None for StableHLO (xjax has no
+        MLIR Python objects: use :meth:`as_text`).
+
+        Raises
+        ------
+        ValueError
+            For another dialect (as JAX).
+        """
+        if _check_dialect(dialect) == "stablehlo":
+            return None
+        text = get_client().hlo_text(self._stablehlo_text())
+        return HloModule(text)
 
     def compile(self, compiler_options: CompilerOptions | None = None, *,
                 device_assignment=None) -> "Compiled":
-        """Compile with XLA (for the default device)."""
-        if compiler_options:
-            raise NotImplementedError("compiler_options are not supported by xjax's compile "
-                                      f"(got {sorted(compiler_options)})")
+        """Compile with XLA (for the default device).
+
+        Parameters
+        ----------
+        compiler_options : dict, optional
+            XLA options by name (``{"xla_cpu_enable_fast_math": True}``), values str, bool,
+            int or float. XLA rejects unknown names and bad values (a RuntimeError).
+        device_assignment : None
+            Anything else raises NotImplementedError.
+        """
         if device_assignment is not None:
             raise NotImplementedError("device_assignment is not supported by xjax's compile")
+        if compiler_options:
+            _check_compiler_options(compiler_options)
+            compiled = compile_closed_jaxpr(self._entry.closed, self._name,
+                                            self._entry.donated, dict(compiler_options))
+            return Compiled(self._entry, self._name, self._in_tree, compiled)
         if self._entry.compiled is None:
             self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name,
                                                         self._entry.donated)
@@ -196,15 +237,57 @@ class Lowered(_Stage):
         return f"Lowered({self._name})"
 
 
+def _check_dialect(dialect) -> str:
+    """``"stablehlo"`` (also for None) or ``"hlo"``; JAX's ValueError for another."""
+    dialect = "stablehlo" if dialect is None else dialect
+    if dialect not in ("stablehlo", "hlo"):
+        raise ValueError(f"unknown dialect: {dialect}")
+    return dialect
+
+
+def _check_compiler_options(options) -> None:
+    """Raise NotImplementedError for the options JAX applies to XLA's build options."""
+    unsupported = sorted(name for name in options if name in _BUILD_OPTIONS)
+    if unsupported:
+        raise NotImplementedError(
+            f"compiler_options {unsupported}: JAX sets these on XLA's build options, which "
+            "xjax's compile does not write; other options are passed to XLA by name")
+
+
+class HloModule:
+    """An HLO module, as ``Lowered.compiler_ir("hlo")`` gives it (JAX's ``XlaComputation``:
+    ``as_hlo_text()`` and ``name()``)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def as_hlo_text(self, print_large_constants: bool = False) -> str:
+        """The module as HLO text (``HloModule <name>, ...`` then its computations)."""
+        return self._text
+
+    def name(self) -> str:
+        """The module's name (``jit_f`` for ``jit(f)``)."""
+        return self._text.split(None, 2)[1].rstrip(",")
+
+    def __repr__(self):
+        return f"<HloModule {self.name()}>"
+
+
 class Compiled(_Stage):
     """An XLA executable for one signature; call it with arguments of that signature (the
     dynamic ones: static arguments were fixed when tracing)."""
 
-    __slots__ = ()
+    __slots__ = ("_compiled",)
+
+    def __init__(self, entry, name: str, in_tree, compiled=None):
+        super().__init__(entry, name, in_tree)
+        self._compiled = entry.compiled if compiled is None else compiled
 
     def as_text(self) -> str:
         """The StableHLO text it was compiled from."""
-        return self._entry.compiled.text
+        return self._compiled.text
 
     def cost_analysis(self) -> dict:
         """Estimated costs (see the module's docstring)."""
@@ -213,7 +296,7 @@ class Compiled(_Stage):
     def memory_analysis(self) -> CompiledMemoryStats:
         """Argument, output and alias sizes in bytes; XLA-only sizes are None."""
         closed = self._entry.closed
-        compiled = self._entry.compiled
+        compiled = self._compiled
         alias = sum(_nbytes(closed.in_avals[i]) for i in compiled.donated)
         return CompiledMemoryStats(
             argument_size_in_bytes=sum(_nbytes(a) for a in closed.in_avals),
@@ -222,7 +305,7 @@ class Compiled(_Stage):
 
     def runtime_executable(self):
         """The runtime's (PJRT) executable."""
-        return self._entry.compiled.executable
+        return self._compiled.executable
 
     def __call__(self, *args, **kwargs):
         flat, tree = tree_flatten((args, kwargs))
@@ -243,7 +326,7 @@ class Compiled(_Stage):
                             "The mismatches are:\n" + "\n".join(mismatches))
         if config.xjax_jit_checks:
             flag_checks.check_execution(self._name, flat)
-        outs = self._entry.compiled(*flat)
+        outs = self._compiled(*flat)
         if config.xjax_jit_checks:
             flag_checks.check_outputs(self._name, outs, lambda: None)
         return tree_unflatten(self._entry.out_tree, outs)

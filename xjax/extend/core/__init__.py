@@ -31,3 +31,11 @@ from xjax._src.jax_adapters.extend.core import (  # noqa: F401
 )
 from xjax.extend.core import primitives as primitives  # noqa: F401
 from xjax._src.jax_adapters.extend.core import __all__ as __all__  # noqa: F401
+from xjax._src.core.errors import JaxprTypeError as JaxprTypeError  # noqa: F401
+from xjax._src.jax_adapters.extend.core.tracing import (  # noqa: F401
+    Effect as Effect, Effects as Effects, concrete_or_error as concrete_or_error,
+    find_top_trace as find_top_trace, get_opaque_trace_state as get_opaque_trace_state,
+    jaxprs_in_params as jaxprs_in_params, no_effects as no_effects,
+    set_current_trace as set_current_trace, subjaxprs as subjaxprs,
+    take_current_trace as take_current_trace, valid_jaxtype as valid_jaxtype,
+)

@@ -21,10 +21,18 @@ from xjax._src.jax_adapters.extend._primitive import Primitive
 from xjax._src.jax_adapters.extend.core import primitives  # noqa: F401
 from xjax._src.interpreters.staging import DebugInfo  # noqa: F401
 from xjax._src.core.ad_util import tangent_aval
+from xjax._src.core.errors import JaxprTypeError  # noqa: F401
+from xjax._src.jax_adapters.extend.core.tracing import (  # noqa: F401
+    Effect, Effects, OpaqueTraceState, concrete_or_error, find_top_trace, get_opaque_trace_state,
+    jaxprs_in_params, no_effects, set_current_trace, subjaxprs, take_current_trace,
+    valid_jaxtype)
 
-__all__ = ["ClosedJaxpr", "DebugInfo", "DropVar", "Jaxpr", "JaxprEqn", "Literal", "Primitive",
-           "ShapedArray", "Var", "check_jaxpr", "eval_jaxpr", "jaxpr_as_fun", "mapped_aval",
-           "new_jaxpr_eqn", "primal_dtype_to_tangent_dtype", "primitives", "unmapped_aval"]
+__all__ = ["ClosedJaxpr", "DebugInfo", "DropVar", "Effect", "Effects", "Jaxpr", "JaxprEqn",
+           "JaxprTypeError", "Literal", "Primitive", "ShapedArray", "Var", "check_jaxpr",
+           "concrete_or_error", "eval_jaxpr", "find_top_trace", "get_opaque_trace_state",
+           "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval", "new_jaxpr_eqn", "no_effects",
+           "primal_dtype_to_tangent_dtype", "primitives", "set_current_trace", "subjaxprs",
+           "take_current_trace", "unmapped_aval", "valid_jaxtype"]
 
 
 def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):

@@ -1,0 +1,1 @@
+"""``jax._src.state`` under the import hook."""
