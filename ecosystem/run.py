@@ -181,6 +181,17 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def _cached_reports(suites) -> dict:
+    """The outcomes in the junit reports of earlier runs, by suite and backend."""
+    found = {}
+    for suite in suites:
+        for backend in ("xjax", "jax"):
+            report = CACHE / f"{suite}-{backend}.xml"
+            if report.exists():
+                found.setdefault(suite, {})[backend] = read_junit(report)
+    return found
+
+
 def _previous_results() -> dict:
     path = CACHE / "results.json"
     return json.loads(path.read_text()) if path.exists() else {}
@@ -203,9 +214,14 @@ def main(argv=None) -> int:
                         help="run under these only (default: xjax, and jax when installed)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per suite run")
+    parser.add_argument("--report", action="store_true",
+                        help="print the table of the reports already in ecosystem/.cache")
     parser.add_argument("--keep", action="store_true",
                         help="keep the results of earlier runs for suites not run now")
     args = parser.parse_args(argv)
+    if args.report:
+        print(table(_cached_reports(args.only)))
+        return 0
     python = venv_python(args.venv)
     if not args.no_install:
         install(python, args.compare)

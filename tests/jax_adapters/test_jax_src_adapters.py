@@ -91,3 +91,22 @@ def test_user_jvp_rules_receive_tuples_as_in_jax():
     primal, tangent = xjax.jvp(double_p.bind, (1.5,), (1.0,))
     assert (float(primal), float(tangent)) == (3.0, 2.0)
     assert seen == [(tuple, tuple)]
+
+
+def test_equations_rebind_with_get_bind_params():
+    # Equinox's jaxpr-to-jaxpr passes rebind every equation this way, control flow included.
+    closed = xjax.make_jaxpr(lambda x: xjax.lax.cond(x > 0, jnp.sin, jnp.cos, x) * 2)(1.0)
+
+    def rebind(x):
+        env = {closed.jaxpr.invars[0]: x}
+        for eqn in closed.jaxpr.eqns:
+            subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+            args = [env[v] if isinstance(v, xjax.core.Var) else v.val for v in eqn.invars]
+            out = eqn.primitive.bind(*subfuns, *args, **params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            env.update(zip(eqn.outvars, outs))
+        return env[closed.jaxpr.outvars[0]]
+
+    for x in (1.0, -1.0):
+        np.testing.assert_allclose(rebind(jnp.float32(x)),
+                                   2 * (np.sin(x) if x > 0 else np.cos(x)), rtol=1e-6)

@@ -294,3 +294,13 @@ def test_ensure_compile_time_eval_folds_constants_and_traces_the_rest():
     assert kinds == [True, True]
     with xjax.ensure_compile_time_eval():  # outside any trace: plain evaluation
         assert type(xjax.numpy.ones(2) + 1) is Array
+
+
+def test_a_jitted_function_has_the_signature_of_the_function():
+    # Chex's fake_pmap reads it with follow_wrapped=False, as JAX's PjitFunction gives it.
+    import inspect
+
+    def f(x, y=1, *, z=2):
+        return x
+
+    assert str(inspect.signature(xjax.jit(f), follow_wrapped=False)) == "(x, y=1, *, z=2)"

@@ -135,6 +135,8 @@ class PjitFunction:
         wraps(fun)(self)  # first: the attributes set below must win over fun's
         self._fun = fun
         self._signature = _signature(fun)
+        if self._signature is not None:  # as JAX's: inspect.signature(follow_wrapped=False)
+            self.__signature__ = self._signature
         self._static_argnums, self._static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames)
         self._donate_argnums, self._donate_argnames = _resolve_static(
