@@ -110,3 +110,15 @@ def test_equations_rebind_with_get_bind_params():
     for x in (1.0, -1.0):
         np.testing.assert_allclose(rebind(jnp.float32(x)),
                                    2 * (np.sin(x) if x > 0 else np.cos(x)), rtol=1e-6)
+
+
+def test_every_primitive_is_an_extend_core_primitive():
+    # In JAX all primitives share one class; Equinox type-checks lax primitives against it.
+    from xjax.extend.core import Primitive
+    from xjax._src.lax.elementwise import add_p
+
+    class MyPrimitive(Primitive):
+        pass
+
+    assert isinstance(add_p, Primitive) and isinstance(Primitive("p_for_isinstance"), Primitive)
+    assert not isinstance(add_p, MyPrimitive) and not isinstance(3, Primitive)

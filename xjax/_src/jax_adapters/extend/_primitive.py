@@ -56,7 +56,17 @@ def _check_aval(name: str, aval):
     return aval
 
 
-class Primitive(_primitive.Primitive):
+class _AnyPrimitive(type):
+    """``isinstance(p, jax.extend.core.Primitive)`` holds for every primitive, xjax's own
+    (``lax.add_p``) included, as in JAX, where they are all of that class (Equinox's
+    type-checked jaxpr passes test it)."""
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, _primitive.Primitive) if cls is Primitive \
+            else super().__instancecheck__(instance)
+
+
+class Primitive(_primitive.Primitive, metaclass=_AnyPrimitive):
     """A named operation whose rules are attached after creation, as ``jax.extend.core.Primitive``.
 
     Parameters
