@@ -1,28 +1,6 @@
-"""Stax: a small neural-network specification library (mirrors
-``jax.example_libraries.stax``).
+"""Stax: a small neural-network specification library (mirrors ``jax.example_libraries.stax``).
 
-Like JAX's module this is a teaching example; full libraries are Flax and Haiku. A layer is
-an ``(init_fun, apply_fun)`` pair:
-
-- ``init_fun(rng, input_shape) -> (output_shape, params)`` draws the layer's parameters.
-- ``apply_fun(params, inputs, **kwargs) -> outputs`` runs it; ``rng=key`` is passed down
-  to layers that need randomness (:func:`Dropout`).
-
-Layer constructors are CamelCase (``Dense``, ``Conv``, ``Relu``); combinators
-(:func:`serial`, :func:`parallel`) build layers from layers.
-
-Examples
---------
->>> import xjax as jax
->>> import xjax.numpy as jnp
->>> from xjax.example_libraries import stax
->>> init_fun, apply_fun = stax.serial(stax.Dense(8), stax.Relu, stax.Dense(2))
->>> out_shape, params = init_fun(jax.random.key(0), (-1, 3))
->>> out_shape
-(-1, 2)
->>> apply_fun(params, jnp.ones((5, 3))).shape
-(5, 2)
-"""
+The implementation and its full description: :mod:`xjax._src.example_libraries.stax`."""
 
 from xjax._src.example_libraries.stax import (  # noqa: F401
     AvgPool as AvgPool, BatchNorm as BatchNorm, Conv as Conv,
