@@ -28,6 +28,7 @@ _REDIRECTS = {
     "jax.version": "xjax._src.jax_adapters.jax_version",
     "jaxlib": "xjax._src.jax_adapters.jaxlib",
 }
+_REDIRECT_ORDER = sorted(_REDIRECTS, key=len, reverse=True)
 _TOP_LEVEL = ("jax", "jaxlib")
 
 
@@ -43,7 +44,7 @@ def target_module_name(name: str) -> str | None:
     """
     if name.split(".")[0] not in _TOP_LEVEL:
         return None
-    for prefix in sorted(_REDIRECTS, key=len, reverse=True):
+    for prefix in _REDIRECT_ORDER:
         if name == prefix or name.startswith(prefix + "."):
             return _REDIRECTS[prefix] + name[len(prefix):]
     return "x" + name
@@ -55,18 +56,21 @@ def _jax_module() -> types.ModuleType:
     module.__version__ = jax_version
     module.__version_info__ = jax_version_info
     module.__path__ = []  # a package, so that ``import jax.numpy`` asks the finders
-    module.__getattr__ = _jax_attribute
+    module.__getattr__ = lambda name: _jax_attribute(module, name)
     module.__dir__ = lambda: sorted(set(dir(xjax)) | set(module.__dict__))
     module.xjax = xjax  # where the names come from, for a curious user
     return module
 
 
-def _jax_attribute(name: str):
+def _jax_attribute(module, name: str):
     """``jax.<name>`` not yet bound: xjax's, except where JAX's module is an adapter
-    (``jax._src``, ``jax.version``), which is imported through the hook."""
+    (``jax._src``, ``jax.version``), which is imported through the hook. xjax's public names
+    never change, so the first lookup binds it: later ones cost a plain attribute read."""
     if target_module_name("jax." + name) != "xjax." + name:
         return importlib.import_module("jax." + name)
-    return getattr(xjax, name)
+    value = getattr(xjax, name)
+    module.__dict__[name] = value
+    return value
 
 
 class _AliasLoader(importlib.abc.Loader):
