@@ -243,3 +243,21 @@ def test_device_put_of_a_python_bool_is_not_weak():
     assert not xjax.device_put(True).weak_type
     assert xjax.device_put(1).weak_type and xjax.device_put(1.5).weak_type
     assert xjax.device_put(2.0).shape == ()
+
+
+def test_eager_floating_point_errors_do_not_warn():
+    # XLA never warns; NumPy, which computes xjax's eager results, would.
+    import warnings
+    zero = jnp.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(zero / zero).all()
+        assert np.isinf(jnp.exp(jnp.float32(1000.0)))
+        assert np.isnan(jnp.log(zero - 1)).all()
+        # Inside a loop run eagerly, too.
+        _, carried = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1] / 0.0),
+                                    (0, zero))
+        assert np.isnan(carried).all()
+    # NumPy itself still warns outside xjax's computations.
+    with pytest.warns(RuntimeWarning):
+        np.zeros(2) / np.zeros(2)

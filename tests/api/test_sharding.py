@@ -172,3 +172,13 @@ def test_reprs_match_jax():
     for spec in [("x", "y"), (("y", "x"),), (None, "x")]:
         assert (NamedSharding(am, P(*spec)).shard_shape((6, 6))
                 == jax.NamedSharding(jam, jax.P(*spec)).shard_shape((6, 6)))
+
+
+def test_shaped_array_takes_a_sharding_that_splits_nothing():
+    aval = xjax.core.ShapedArray((2, 3), np.float32)
+    assert xjax.core.ShapedArray((2, 3), np.float32, sharding=aval.sharding) == aval
+    mesh = xjax.make_mesh((1,), ("x",))
+    unsplit = NamedSharding(mesh, PartitionSpec(None, None))
+    assert xjax.core.ShapedArray((2, 3), np.float32, sharding=unsplit) == aval
+    with pytest.raises(NotImplementedError, match="do not carry shardings"):
+        xjax.core.ShapedArray((2, 3), np.float32, sharding=NamedSharding(mesh, PartitionSpec("x")))

@@ -259,3 +259,45 @@ def test_vmap_of_forward_derivative():
     eps = 1e-3
     want = [(_while_ref(v + eps) - _while_ref(v - eps)) / (2 * eps) for v in x]
     np.testing.assert_allclose(got, want, rtol=2e-3)
+
+
+def test_eager_calls_reuse_the_tracing_of_a_body_as_jax_does():
+    # JAX caches loop bodies and branches by function: their Python side effects run once.
+    traces = {"scan": 0, "while": 0, "cond": 0}
+
+    def scan_body(carry, x):
+        traces["scan"] += 1
+        return carry + x, x * 2
+
+    def while_cond(c):
+        traces["while"] += 1
+        return c < 3
+
+    def branch(x):
+        traces["cond"] += 1
+        return x + 1
+
+    for _ in range(3):
+        carry, ys = xjax.lax.scan(scan_body, 0.0, jnp.arange(3.0))
+        assert float(carry) == 3.0 and ys.tolist() == [0.0, 2.0, 4.0]
+        assert int(xjax.lax.while_loop(while_cond, lambda c: c + 1, 0)) == 3
+        assert float(xjax.lax.cond(True, branch, lambda x: -x, 1.0)) == 2.0
+    assert traces == {"scan": 1, "while": 1, "cond": 1}
+    # New input types trace again.
+    xjax.lax.scan(scan_body, 0, jnp.arange(3))
+    assert traces["scan"] == 2
+
+
+def test_tracings_under_a_transformation_are_not_reused():
+    # The body reads an enclosing jit's tracer: each trace of the jit must see its own.
+    outer = {}
+
+    def body(carry, x):
+        return carry + outer["y"], x
+
+    def program(y):
+        outer["y"] = y
+        return xjax.lax.scan(body, 0.0, jnp.arange(2.0))[0]
+
+    assert float(xjax.jit(program)(1.0)) == 2.0
+    assert float(xjax.jit(lambda y: program(y))(2.0)) == 4.0

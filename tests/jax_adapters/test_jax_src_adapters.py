@@ -100,9 +100,9 @@ def test_equations_rebind_with_get_bind_params():
     def rebind(x):
         env = {closed.jaxpr.invars[0]: x}
         for eqn in closed.jaxpr.eqns:
-            subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+            params = eqn.primitive.get_bind_params(eqn.params)
             args = [env[v] if isinstance(v, xjax.core.Var) else v.val for v in eqn.invars]
-            out = eqn.primitive.bind(*subfuns, *args, **params)
+            out = eqn.primitive.bind(*args, **params)
             outs = out if eqn.primitive.multiple_results else [out]
             env.update(zip(eqn.outvars, outs))
         return env[closed.jaxpr.outvars[0]]
@@ -122,3 +122,18 @@ def test_every_primitive_is_an_extend_core_primitive():
 
     assert isinstance(add_p, Primitive) and isinstance(Primitive("p_for_isinstance"), Primitive)
     assert not isinstance(add_p, MyPrimitive) and not isinstance(3, Primitive)
+
+
+def test_tree_util_registry_holds_the_node_types_jax_lists():
+    from collections import OrderedDict
+
+    from xjax._src.jax_adapters.jax_src import tree_util as jax_src_tree_util
+    registry = jax_src_tree_util._registry
+    for node_type in (tuple, list, dict, type(None), OrderedDict, xjax.tree_util.Partial):
+        assert node_type in registry
+    # Typed key arrays are pytree leaves in JAX, as they are to xjax's public tree functions.
+    assert type(xjax.random.key(0)) not in registry
+    assert int not in registry and np.ndarray not in registry
+    assert len(registry) == len(list(registry)) >= 5
+    with pytest.raises(KeyError):
+        registry[int]

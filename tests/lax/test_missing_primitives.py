@@ -103,3 +103,26 @@ def test_approx_top_k_numpy_reference_and_errors():
         lax.approx_max_k(x, 2, aggregate_to_topk=False)
     with pytest.raises(ValueError):
         lax.approx_min_k(x, 6)
+
+
+def test_vmap_of_a_named_sharding_constraint_leaves_the_batch_dimension_unconstrained():
+    mesh = xjax.make_mesh((1,), ("x",), axis_types=(xjax.sharding.AxisType.Auto,))
+    s = xjax.sharding.NamedSharding(mesh, P("x"))
+    f = xjax.vmap(lambda x: lax.with_sharding_constraint(x, s), in_axes=1)
+    x = _x()
+    np.testing.assert_array_equal(f(x), np.asarray(x).T)
+    text = str(xjax.make_jaxpr(f)(x))
+    assert "spec=P('x', UNCONSTRAINED)" in text and "unconstrained_dims=frozenset({1})" in text
+    jax = pytest.importorskip("jax")
+    their_mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    theirs = jax.vmap(lambda x: jax.lax.with_sharding_constraint(
+        x, jax.sharding.NamedSharding(their_mesh, jax.P("x"))), in_axes=1)
+    drop_mesh = lambda t: [ln for ln in t.splitlines() if "context_mesh" not in ln]  # noqa
+    assert drop_mesh(text) == drop_mesh(str(jax.make_jaxpr(theirs)(np.asarray(x))))
+
+
+def test_sharding_constraint_over_an_abstract_mesh_under_a_trace():
+    mesh = xjax.sharding.AbstractMesh((2,), ("x",), axis_types=(xjax.sharding.AxisType.Auto,))
+    s = xjax.sharding.NamedSharding(mesh, P("x"))
+    f = xjax.jit(lambda x: lax.with_sharding_constraint(x, s) * 2)
+    np.testing.assert_array_equal(f(np.arange(4.0)), np.arange(4.0) * 2)

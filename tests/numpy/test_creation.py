@@ -263,3 +263,16 @@ def test_arange_under_jit_stages_iota_as_jax():
     for args in [(10,), (2, 10), (10, 0, -3), (0.0, 1.0, 0.25), (5.0,)]:
         np.testing.assert_array_equal(np.asarray(xjax.jit(lambda a=args: jnp.arange(*a))()),
                                       np.asarray(jnp.arange(*args)))
+
+
+def test_array_and_copy_give_a_new_array_with_its_own_buffer():
+    import xjax
+    a = jnp.arange(3.0)
+    for copied in (jnp.array(a), jnp.copy(a), jnp.array(a, copy=True)):
+        assert copied is not a
+        np.testing.assert_array_equal(copied, a)
+    assert jnp.asarray(a) is a  # asarray does not copy
+    # Donating the copy leaves the original intact.
+    copied = jnp.array(a)
+    xjax.jit(lambda x: x * 2, donate_argnums=0)(copied)
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])

@@ -278,6 +278,16 @@ def test_jit_takes_in_and_out_shardings():
         xjax.jit(lambda x: x, compiler_options={"xla_cpu_enable_fast_math": True})
 
 
+def test_in_shardings_none_allows_keyword_arguments():
+    from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    add = lambda x, y=1: x + y  # noqa: E731
+    np.testing.assert_array_equal(
+        xjax.jit(add, in_shardings=None, out_shardings=None)(np.ones(2), y=np.ones(2)), [2, 2])
+    mesh = Mesh(np.array(xjax.devices()[:1]), ("x",))
+    with pytest.raises(ValueError, match="does not support kwargs"):
+        xjax.jit(add, in_shardings=(NamedSharding(mesh, P()),))(np.ones(2), y=np.ones(2))
+
+
 def test_ensure_compile_time_eval_folds_constants_and_traces_the_rest():
     # JAX's eager constant folding; Equinox's error_if binds traced values inside the block.
     kinds = []
@@ -304,3 +314,14 @@ def test_a_jitted_function_has_the_signature_of_the_function():
         return x
 
     assert str(inspect.signature(xjax.jit(f), follow_wrapped=False)) == "(x, y=1, *, z=2)"
+
+
+def test_shape_structs_of_key_arrays_have_the_key_type():
+    key = xjax.random.key(0)
+    struct = xjax.ShapeDtypeStruct((), key.dtype)
+    assert struct.dtype == key.dtype and struct.shape == ()
+    keys, scalar = xjax.eval_shape(lambda: (xjax.random.split(key, 3), 1.0))
+    assert keys == xjax.ShapeDtypeStruct((3,), key.dtype)
+    assert scalar == xjax.ShapeDtypeStruct((), np.float32)
+    assert xjax.eval_shape(lambda: key) == struct
+    assert xjax.jit(lambda: key).eval_shape() == struct

@@ -186,3 +186,13 @@ def test_matches_jax_on_four_devices():
     assert len(want) == len(got) > 40
     for w, g in zip(want, got, strict=True):
         assert g == w
+
+
+def test_none_specs_replicate_inputs_and_match_empty_outputs():
+    f = sm(lambda a, b: (a + b.sum(), None), in_specs=(P("x", "y"), None),
+           out_specs=(P("x", "y"), None))
+    out, nothing = f(X, np.ones(3, np.float32))
+    np.testing.assert_array_equal(out, X + 3)
+    assert nothing is None
+    with pytest.raises(ValueError, match="None where the output has arrays"):
+        sm(lambda a: (a, a), in_specs=P("x", "y"), out_specs=(P("x", "y"), None))(X)

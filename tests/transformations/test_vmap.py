@@ -215,3 +215,14 @@ def test_transformed_callables_carry_the_callables_attributes():
     for transform in (xjax.vmap, xjax.grad, xjax.jit, xjax.jacfwd):
         assert transform(module).state_index == 7
     assert float(xjax.jit(module)(1.0)) == 2.0  # jit's own attributes win
+
+
+def test_a_batched_output_with_out_axes_none_is_named_by_its_path():
+    cases = [(lambda x: {"broadcast": x, "a": 1}, {"broadcast": None, "a": None},
+              r"at vmap out_axes\['broadcast'\], got axis spec None but output was batched "
+              r"on axis 1"),
+             (lambda x: x, None, r"at vmap out_axes, got axis spec None"),
+             (lambda x: (x, [x.T]), (0, [None]), r"at vmap out_axes\[1\]\[0\], .* on axis 1")]
+    for f, out_axes, message in cases:
+        with pytest.raises(ValueError, match=message):
+            xjax.vmap(f, in_axes=1, out_axes=out_axes)(jnp.ones((2, 3)))

@@ -18,6 +18,16 @@ class AbstractValue:
     __slots__ = ()
 
 
+def _check_unsplit(sharding) -> None:
+    """xjax's types carry no sharding: one that splits no dimension (what xjax's avals give)
+    says nothing more, any other is refused rather than dropped."""
+    spec = getattr(sharding, "spec", None)
+    if spec is None or any(entry is not None for entry in spec):
+        raise NotImplementedError(
+            f"ShapedArray(sharding={sharding}): xjax's types do not carry shardings yet; "
+            "only a NamedSharding that splits no dimension is accepted.")
+
+
 class ShapedArray(AbstractValue):
     """The abstract value of an array: a static shape, a dtype and a weak-type flag.
 
@@ -27,7 +37,9 @@ class ShapedArray(AbstractValue):
 
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
-    def __init__(self, shape, dtype, weak_type: bool = False):
+    def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None):
+        if sharding is not None:
+            _check_unsplit(sharding)
         self.shape = tuple(shape)
         self.dtype = dtype if type(dtype) is np.dtype or isinstance(
             dtype, dtypes.ExtendedDType) else np.dtype(dtype)

@@ -6,6 +6,7 @@ memoizing derived jaxprs, running a jaxpr-level partial-eval rule online)."""
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import numpy as np
 
@@ -15,6 +16,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from xjax._src.core.pytree import (flatten_one_level_with_keys, is_tree_node, keystr, tree_flatten,
                                    tree_flatten_with_path, tree_unflatten)
+from xjax._src.core.config import config
+from xjax._src.core.sharding_types import get_mesh
 from xjax._src.core.trace import current_trace
 from xjax._src.higher_order.jit_call import consts_as_args
 from xjax._src.interpreters.refs import check_no_ref_outputs, discovering
@@ -42,15 +45,48 @@ class TracedFunction:
         self.out_avals = jaxpr.out_avals
 
 
+_TRACINGS = weakref.WeakKeyDictionary()  # a traced Python function -> {key: its tracing}
+
+
+def reuse_tracing(fun, key, trace):
+    """``trace()``, a tracing of the Python function ``fun`` described by ``key`` (the input
+    tree and avals), reused by later calls with the same ``fun`` and ``key``.
+
+    JAX caches the jaxprs of loop bodies and branches by function, so a body's Python side
+    effects run once across eager calls, and libraries test that (Flax's ``nnx.scan``).
+    Only tracings made at the root (eager) trace are kept: under another transformation a
+    tracing may close over that transformation's tracers, and the enclosing ``jit`` caches
+    whole programs anyway.
+    """
+    if type(current_trace()) is not EvalTrace:
+        return trace()
+    key = (key, config.xjax_jit_context, get_mesh())
+    try:
+        tracings = _TRACINGS.setdefault(fun, {})
+        found = tracings.get(key)
+    except TypeError:  # neither weakly referenceable nor hashable: trace every time
+        return trace()
+    if found is None:
+        found = tracings[key] = trace()
+    return found
+
+
 def trace_function(fun, in_tree, in_avals, traced_for: str,
-                   threads_refs: bool = False) -> TracedFunction:
+                   threads_refs: bool = False, reuse: bool = False) -> TracedFunction:
     """Trace ``fun(*unflatten(in_tree, args))`` on flat ``in_avals``.
+
+    ``reuse``: reuse an earlier eager tracing of ``fun`` on the same inputs (see
+    :func:`reuse_tracing`), as JAX does for loop bodies and branches.
 
     Values the function closes over (arrays, tracers of enclosing transformations) become
     the consts, passed to the primitive as operands, so the held jaxpr is closed and pure.
     A body that writes a Ref from outside raises ``RefsWritten`` for the caller to thread
     it (``threads_refs``; see ``ref_threading.py``), else NotImplementedError.
     """
+    if reuse:
+        return reuse_tracing(fun, (in_tree, tuple(in_avals), traced_for, threads_refs),
+                             lambda: trace_function(fun, in_tree, in_avals, traced_for,
+                                                    threads_refs))
     box = []
 
     def flat_fun(*flat_args):

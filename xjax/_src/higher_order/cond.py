@@ -326,8 +326,10 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     flat, in_tree = tree_flatten(operands)
     flat = [to_operand(x) for x in flat]
     avals = [get_aval(x) for x in flat]
-    true_traced = trace_function(true_fun, in_tree, avals, "cond", threads_refs=True)
-    false_traced = trace_function(false_fun, in_tree, avals, "cond", threads_refs=True)
+    true_traced = trace_function(true_fun, in_tree, avals, "cond", threads_refs=True,
+                                 reuse=True)
+    false_traced = trace_function(false_fun, in_tree, avals, "cond", threads_refs=True,
+                                  reuse=True)
     check_branch_outputs("cond", "true_fun", "false_fun", true_fun, false_fun,
                          true_traced.out_tree, true_traced.out_avals,
                          false_traced.out_tree, false_traced.out_avals)
@@ -376,7 +378,7 @@ def switch(index, branches, *operands, operand=_no_operand):
     flat, in_tree = tree_flatten(operands)
     flat = [to_operand(x) for x in flat]
     avals = [get_aval(x) for x in flat]
-    traced = [trace_function(b, in_tree, avals, "switch", threads_refs=True)
+    traced = [trace_function(b, in_tree, avals, "switch", threads_refs=True, reuse=True)
               for b in branches]
     for i, t in enumerate(traced[1:]):
         check_branch_outputs("switch", "branch 0", f"branch{i + 1}", branches[0],

@@ -350,8 +350,10 @@ def _read_vars(jaxpr) -> set:
 
 
 def _trace_while(cond_fun, body_fun, in_tree, avals):
-    cond_t = trace_function(cond_fun, in_tree, avals, "while_cond", threads_refs=True)
-    body_t = trace_function(body_fun, in_tree, avals, "while_body", threads_refs=True)
+    cond_t = trace_function(cond_fun, in_tree, avals, "while_cond", threads_refs=True,
+                            reuse=True)
+    body_t = trace_function(body_fun, in_tree, avals, "while_body", threads_refs=True,
+                            reuse=True)
     if cond_t.out_tree.num_leaves != 1 or _is_node(cond_t.out_tree):
         raise TypeError(f"cond_fun must return a boolean scalar, but got pytree "
                         f"{cond_t.out_tree}.")

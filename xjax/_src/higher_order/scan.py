@@ -17,8 +17,8 @@ from xjax._src.higher_order.primitive import FROM_JAXPR_RULE, HigherOrderPrimiti
 from xjax._src.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from xjax._src.higher_order import ref_threading
 from xjax._src.higher_order.common import (ShortAval, check_carry_type, closed, derived,
-                                           promote_weak_carries, split_list, trace_function,
-                                           typematch)
+                                           promote_weak_carries, reuse_tracing, split_list,
+                                           trace_function, typematch)
 from xjax._src.higher_order.rules_common import as_numpy, batch_fixed_point
 from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, move_axis, not_mapped
 from xjax._src.lax.operands import to_operand
@@ -594,8 +594,13 @@ def _trace_body(f, init_tree, xs_tree, init_avals, x_avals):
 
     in_tree = tree_structure((tree_unflatten(init_tree, init_avals),
                               tree_unflatten(xs_tree, x_avals)))
-    traced = trace_function(pair_fun, in_tree, init_avals + x_avals, "scan", threads_refs=True)
-    return traced, box["trees"]
+
+    def trace():
+        traced = trace_function(pair_fun, in_tree, init_avals + x_avals, "scan",
+                                threads_refs=True)
+        return traced, box["trees"]
+
+    return reuse_tracing(f, (in_tree, tuple(init_avals), tuple(x_avals)), trace)
 
 
 def _infer_length(xs_flat, length):

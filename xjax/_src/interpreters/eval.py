@@ -13,6 +13,7 @@ from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
+from xjax._src.core.floating_errors import ignore_floating_errors, restore_floating_errors
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.primitive import Absent
 from xjax._src.core.trace import Trace, Tracer, set_root_trace
@@ -71,7 +72,11 @@ class EvalTrace(Trace):
         if isinstance(impl, Absent):
             raise NotImplementedError(f"{primitive.name} has no eager implementation: "
                                       f"{impl.reason}")
-        out = impl(*values, **params) if params else impl(*values)
+        token = ignore_floating_errors()  # XLA never warns of 0/0 or overflow; NumPy would
+        try:
+            out = impl(*values, **params) if params else impl(*values)
+        finally:
+            restore_floating_errors(token)
         if primitive.multiple_results:
             return [Array._from_numpy(_as_dtype(o, a), a)
                     for o, a in zip(out, out_aval, strict=True)]

@@ -13,6 +13,7 @@ import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax.ad_helpers import late_rule
 from xjax._src.lax.ad_rules import Zero, get_aval, jvp_by_parts, transpose_by_parts
@@ -427,7 +428,8 @@ conv_general_dilated_p = Primitive(
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
     """General n-dimensional convolution (XLA's ConvGeneralDilated).
 
     Parameters
@@ -440,6 +442,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     lhs_dilation, rhs_dilation : sequence of int, optional
     dimension_numbers : None, ConvDimensionNumbers or a triple of layout strings
     feature_group_count, batch_group_count : int
+    out_sharding : NamedSharding or PartitionSpec, optional
+        Checked as in JAX; xjax keeps the result whole on its device.
 
     Examples
     --------
@@ -449,6 +453,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     >>> lax.conv_general_dilated(x, jnp.ones((1, 1, 2)), (1,), [(1, 1)])[0, 0]
     Array([1., 3., 3., 1.], dtype=float32)
     """
+    check_out_sharding(out_sharding, "lax.conv_general_dilated")
     lhs, rhs = to_operand(lhs), to_operand(rhs)
     dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
     n_spatial = lhs.ndim - 2

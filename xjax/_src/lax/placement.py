@@ -20,7 +20,7 @@ from xjax._src.core.primitive import Primitive
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.operands import to_operand
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, Sharding
 from xjax._src.core.sharding_types import get_mesh
 
 __all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p",
@@ -50,7 +50,10 @@ def _check_sharding(s, mesh) -> None:
             "with_sharding_constraint requires a non-empty mesh in context if you are "
             "passing `PartitionSpec`s to shardings. Set one with `xjax.sharding.set_mesh`, "
             "or pass `Sharding`s.")
-    if not _is_partition_spec(s) and not hasattr(s, "device_set"):
+    # A Sharding, or a look-alike from elsewhere (its device_set may not be computable: an
+    # AbstractMesh under a trace has no devices).
+    if not _is_partition_spec(s) and not isinstance(s, Sharding) and not hasattr(
+            type(s), "device_set"):
         raise TypeError("shardings leaf specifications are expected to be PartitionSpec "
                         f"instances or None, but got {s}")
 
@@ -249,10 +252,17 @@ def _constraint_batch(args, dims, *, sharding, layout, context_mesh, unconstrain
     if d is None:
         return sharding_constraint_p.bind(x, unconstrained_dims=unconstrained_dims,
                                           **params), None
-    if not getattr(sharding, "is_fully_replicated", False):
+    shifted = {u + 1 if u >= d else u for u in unconstrained_dims}
+    if isinstance(sharding, NamedSharding):
+        # The batch dimension is left unconstrained, as JAX does without spmd_axis_name.
+        spec = tuple(sharding.spec) + (None,) * (np.ndim(x) - 1 - len(sharding.spec))
+        params["sharding"] = sharding.with_spec(
+            PartitionSpec(*spec[:d], PartitionSpec.UNCONSTRAINED, *spec[d:]))
+        shifted.add(d)
+    elif not getattr(sharding, "is_fully_replicated", False):
         raise NotImplementedError("vmap of with_sharding_constraint with a sharding that "
                                   "splits an axis is not supported")
-    shifted = _DimSet(u + 1 if u >= d else u for u in unconstrained_dims)
+    shifted = _DimSet(shifted)
     return sharding_constraint_p.bind(x, unconstrained_dims=shifted, **params), d
 
 

@@ -16,6 +16,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.numpy import (linalg_basic as dot_mod, indexing, logic, matrices, reductions,
                              shape_ops, ufuncs)
 from xjax._src.numpy._promotion import aval_of, lax_convert
+from xjax._src.numpy.extended import moves_elements
 from xjax._src import lax
 from xjax._src.numpy._promotion import to_jax
 
@@ -141,6 +142,7 @@ def _transpose(self, *args):
     return shape_ops.transpose(self, axes)
 
 
+@moves_elements("x")
 def astype(x, dtype, copy: bool = False, device=None):
     """``x`` converted to ``dtype`` (strongly typed).
 

@@ -16,11 +16,14 @@ from xjax._src import lax
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
                                         check_arraylike, convert_element_type, dtype_and_weak,
                                         is_arraylike, is_eager, lax_convert, numpy_to_array,
                                         stage, to_jax)
+from xjax._src.numpy.extended import full as full_extended, is_extended, is_extended_dtype, \
+    moves_elements
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -36,8 +39,9 @@ def _user_dtype(dtype, fun_name, default=None):
 # array / asarray
 
 
+@moves_elements("object")
 def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,
-          device=None):
+          device=None, out_sharding=None):
     """Create an Array from an array-like: Python scalars and (nested) sequences, NumPy
     values, Arrays and tracers.
 
@@ -52,6 +56,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
         The dtype of the result (the value is converted as NumPy converts it).
     copy, order, device
         Accepted for NumPy compatibility (Arrays are immutable; only C order exists).
+    out_sharding : NamedSharding or PartitionSpec, optional
+        Checked as in JAX; xjax keeps the array whole on its device.
     ndmin : int
         Minimum number of dimensions (leading size-1 dims are added).
 
@@ -66,7 +72,10 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if order not in (None, "K", "A", "C"):
         raise NotImplementedError(f"jnp.array: order={order!r} is not supported (only 'C').")
     dtype = _user_dtype(dtype, "array")
+    check_out_sharding(out_sharding, "jnp.array")
     out = _array(object, dtype)
+    if copy and out is object and type(out) is Array:
+        out = out.copy()  # a new buffer, as in JAX (donating one must not free the other)
     if ndmin > out.ndim:
         shape = (1,) * (ndmin - out.ndim) + tuple(out.shape)
         out = lax.broadcast_in_dim(out, shape, tuple(range(ndmin - out.ndim, ndmin)))
@@ -133,7 +142,9 @@ def _stack_elements(items, dtype):
     return rows[0] if len(rows) == 1 else lax.concatenate(rows, 0)
 
 
-def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None, device=None):
+@moves_elements("a")
+def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None, device=None,
+            out_sharding=None):
     """Convert ``a`` to an Array (without copying an Array that already has ``dtype``).
 
     See :func:`array` for the conversion rules.
@@ -144,11 +155,13 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
     >>> jnp.asarray(1.0)
     Array(1., dtype=float32, weak_type=True)
     """
+    check_out_sharding(out_sharding, "jnp.asarray")
     if dtype is None and type(a) is Array and is_eager():
         return a
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
+@moves_elements("a")
 def copy(a, order=None):
     """A copy of ``a`` (Arrays are immutable: the same values)."""
     check_arraylike("copy", a)
@@ -168,6 +181,8 @@ def _check_nonnegative(shape) -> None:
 def full_of(shape, fill, dtype, weak: bool):
     """An array of ``shape`` filled with the scalar ``fill`` converted to ``dtype``."""
     _check_nonnegative(shape)
+    if is_extended_dtype(dtype):  # PRNG keys: their data filled, or a key broadcast
+        return full_extended(shape, fill, dtype)
     value = convert_element_type(fill, dtype, weak)
     if is_eager() and type(value) is Array:
         npy = np.full(shape, value._value(), dtype)
@@ -175,7 +190,7 @@ def full_of(shape, fill, dtype, weak: bool):
     return lax.broadcast_in_dim(value, shape, ())
 
 
-def zeros(shape, dtype=None, *, device=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (default dtype: float32, or float64 with x64).
 
     Examples
@@ -186,30 +201,35 @@ def zeros(shape, dtype=None, *, device=None):
     """
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "zeros", dtypes.default_float_dtype())
+    check_out_sharding(out_sharding, "jnp.zeros")
     return full_of(shape, 0, dtype, False)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (default dtype: float32, or float64 with x64)."""
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "ones", dtypes.default_float_dtype())
+    check_out_sharding(out_sharding, "jnp.ones")
     return full_of(shape, 1, dtype, False)
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros: XLA has no uninitialized memory (as in JAX)."""
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "empty", dtypes.default_float_dtype())
+    check_out_sharding(out_sharding, "jnp.empty")
     return full_of(shape, 0, dtype, False)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+@moves_elements("fill_value")
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (broadcast when it is an array).
 
     Without ``dtype`` the result has ``fill_value``'s dtype and weak type:
     ``jnp.full(2, 7)`` is a weakly typed int32 array.
     """
     check_arraylike("full", fill_value)
+    check_out_sharding(out_sharding, "jnp.full")
     shape = canonicalize_shape(shape)
     if dtype is None:
         dtype, weak = dtype_and_weak(fill_value)
@@ -233,7 +253,9 @@ def _like(fun_name, a, dtype, shape):
     ``ShapeDtypeStruct``); the result is then not weakly typed.
     """
     if _is_duck_typed(a):
-        like_shape, like_dtype = tuple(a.shape), dtypes.canonicalize_dtype(dtypes.dtype(a.dtype))
+        like_shape = tuple(a.shape)
+        # PRNG key arrays are duck typed here: their zeros_like is zero keys, as in JAX
+        like_dtype = dtypes.canonicalize_dtype(dtypes.dtype(a.dtype), allow_extended_dtype=True)
         like_weak = False
     else:
         check_arraylike(fun_name, a)
@@ -247,28 +269,33 @@ def _like(fun_name, a, dtype, shape):
     return tuple(shape), dtype, weak
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of zeros with the shape and dtype (and weak type) of ``a``."""
     shape, dtype, weak = _like("zeros_like", a, dtype, shape)
+    check_out_sharding(out_sharding, "jnp.zeros_like")
     return full_of(shape, 0, dtype, weak)
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of ones with the shape and dtype (and weak type) of ``a``."""
     shape, dtype, weak = _like("ones_like", a, dtype, shape)
+    check_out_sharding(out_sharding, "jnp.ones_like")
     return full_of(shape, 1, dtype, weak)
 
 
-def empty_like(prototype, dtype=None, shape=None, *, device=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``prototype``."""
     shape, dtype, weak = _like("empty_like", prototype, dtype, shape)
+    check_out_sharding(out_sharding, "jnp.empty_like")
     return full_of(shape, 0, dtype, weak)
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
-    check_arraylike("full_like", 0 if _is_duck_typed(a) else a, fill_value)
+    check_arraylike("full_like", 0 if _is_duck_typed(a) else a,
+                    0 if is_extended(fill_value) else fill_value)
     shape, dtype, weak = _like("full_like", a, dtype, shape)
+    check_out_sharding(out_sharding, "jnp.full_like")
     if np.ndim(fill_value) == 0:
         return full_of(shape, fill_value, dtype, weak)
     from xjax._src.numpy.shape_ops import broadcast_to  # import cycle: shape_ops -> indexing -> creation
@@ -292,7 +319,7 @@ def _concrete_scalar(x, fun_name: str, arg_name: str):
     return x
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in ``[start, stop)`` (bounds must be concrete, as in JAX).
 
     Examples
@@ -304,6 +331,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     names = ("stop",) if stop is None else ("start", "stop", "step")
     given = [start] if stop is None else [start, stop] + ([] if step is None else [step])
     values = [_concrete_scalar(x, "jnp.arange", name) for x, name in zip(given, names)]
+    check_out_sharding(out_sharding, "jnp.arange")
     check_arraylike("arange", *values)
     if dtype is None:
         dtype = dtypes.result_type(*values)

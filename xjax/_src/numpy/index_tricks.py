@@ -13,6 +13,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
 from xjax._src.numpy._promotion import aval_of, canonicalize_shape, check_arraylike, stage, to_jax
+from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.shape_ops import broadcast_to, ravel, reshape
 from xjax._src.numpy.logic import clip, where, equal
 from xjax._src.numpy.reductions import any as any_
@@ -28,6 +29,7 @@ def _int_array(value) -> Array:
     return stage(Array._from_numpy(value, ShapedArray(value.shape, value.dtype, False)))
 
 
+@moves_elements("xi", each_alone=True)
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
     """Coordinate arrays from 1-D coordinate vectors (``indexing`` 'xy' or 'ij')."""
     check_arraylike("meshgrid", *xi)

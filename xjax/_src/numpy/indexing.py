@@ -32,6 +32,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                         promote_dtypes, to_jax, canonicalize_axis, dtype_and_weak)
 from xjax._src.numpy.creation import ones_like
+from xjax._src.numpy.extended import is_extended, moves_elements
 from xjax._src.numpy.ufuncs import const, divide, power, remainder
 
 _NON_TUPLE_MESSAGE = (
@@ -242,6 +243,7 @@ def getitem(arr, idx):
     return rewriting_take(arr, idx)
 
 
+@moves_elements("arr")
 def rewriting_take(arr, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
                    unique_indices=False):
     """``arr[idx]`` lowered to slices, a dynamic slice or a gather.
@@ -474,6 +476,7 @@ def _dynamic(arr, entries):
 # take
 
 
+@moves_elements("a")
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array by default).
@@ -514,6 +517,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
+@moves_elements("arr")
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     """Elements of ``arr`` at ``indices`` along ``axis``, matching the other axes
     positionally (as ``numpy.take_along_axis``)."""
@@ -574,6 +578,7 @@ def _scatter_mode(mode):
     return _mode(mode) or lax.GatherScatterMode.FILL_OR_DROP
 
 
+@moves_elements("x", "values")
 def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=False,
                    unique_indices=False):
     """``x`` with ``values`` combined into ``x[idx]`` by ``kind`` ('set', 'add', 'mul', 'min',
@@ -728,6 +733,9 @@ class _IndexUpdateRef:
                               unique_indices=unique_indices)
 
     def _update(self, kind, values, mode, indices_are_sorted, unique_indices):
+        if is_extended(self.array) and (kind != "set" or not is_extended(values)):
+            # keys have no arithmetic and take only keys, as in JAX
+            raise TypeError(f"Cannot interpret '{self.array.dtype}' as a data type")
         return scatter_update(self.array, self.index, values, kind, mode=mode,
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices)
@@ -775,7 +783,7 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = func(x[idx])`` elementwise; as in JAX, an element that index arrays
         select ``n`` times has ``func`` applied ``n`` times."""
-        if not _may_repeat(_shape(self.array), self.index):
+        if not _may_repeat(np.shape(self.array), self.index):
             # each element at most once: a differentiable gather and set
             current = rewriting_take(self.array, self.index,
                                      mode="clip" if mode == "clip" else "fill")

@@ -704,10 +704,12 @@ def outer(x1, x2, /):
     return _jnp().outer(x1, x2)
 
 
-def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """``jnp.tensordot``."""
     return _jnp().tensordot(x1, x2, axes=axes, precision=precision,
-                            preferred_element_type=preferred_element_type)
+                            preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):

@@ -12,6 +12,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
                                         eager_values_of_one_type, promote_args_inexact,
                                         promote_dtypes)
@@ -58,7 +59,7 @@ def _eager_blas(numpy_fun, a, b, max_rank_b):
     return Array._from_numpy(out, ShapedArray(out.shape, out.dtype, a._aval.weak_type))
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: contract the last axis of ``a`` with the second-to-last of ``b``
     (its only axis when 1-D); a scalar operand multiplies.
 
@@ -69,6 +70,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     Array(11., dtype=float32)
     """
     check_arraylike("dot", a, b)
+    check_out_sharding(out_sharding, "jnp.dot")
     if preferred_element_type is None:
         out = _eager_blas(np.dot, a, b, max_rank_b=2)
         if out is not None:
@@ -81,7 +83,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's rules: batch dims broadcast, 1-D operands are promoted
     to matrices and their dim removed from the result.
 
@@ -92,6 +94,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     Array([3., 3.], dtype=float32)
     """
     check_arraylike("matmul", a, b)
+    check_out_sharding(out_sharding, "jnp.matmul")
     for i, x in enumerate((a, b)):
         if np.ndim(x) == 0:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
@@ -165,10 +168,12 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                      preferred_element_type=preferred_element_type)
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """Contract ``axes`` of ``a`` with ``axes`` of ``b``: an int ``n`` means the last ``n``
     of ``a`` with the first ``n`` of ``b``; a pair gives the axes of each."""
     check_arraylike("tensordot", a, b)
+    check_out_sharding(out_sharding, "jnp.tensordot")
     a, b = promote_dtypes(a, b)
     rank_a, rank_b = len(_shape(a)), len(_shape(b))
     if isinstance(axes, (tuple, list)) and len(axes) == 2:

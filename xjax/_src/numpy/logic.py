@@ -15,6 +15,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                         dtype_and_weak, promote_args, promote_dtypes, to_jax)
 from xjax._src.numpy.creation import full_like
+from xjax._src.numpy.extended import data_of, is_extended, moves_elements
 from xjax._src.numpy.ufuncs import _ALL, binary, const, isinf, maximum, minimum, strong_const
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.indexing import scatter_flat
@@ -32,8 +33,31 @@ def _dtype(x):
 # --------------------------------------------------------------------------------------------
 # comparisons
 
-equal = binary("equal", lax.eq, "Elementwise ``x1 == x2``.", fast=_ALL)
-not_equal = binary("not_equal", lax.ne, "Elementwise ``x1 != x2``.", fast=_ALL)
+
+def _elements_equal(name: str, x1, x2):
+    """Whether the elements of extended arrays (PRNG keys) are equal: all their data are.
+
+    As JAX, both must be of one extended dtype; they broadcast as other arrays do.
+    """
+    if not (is_extended(x1) and is_extended(x2) and x1.dtype == x2.dtype):
+        check_arraylike(name, *(x for x in (x1, x2) if not is_extended(x)))
+        dtype1, dtype2 = (x.dtype if is_extended(x) else dtype_and_weak(x)[0] for x in (x1, x2))
+        raise TypeError(f"{name} does not accept dtypes {dtype1}, {dtype2}.")
+    x1, x2 = broadcast_arrays(x1, x2)
+    data1, data2 = data_of(x1), data_of(x2)
+    element_axes = tuple(range(len(x1.shape), len(aval_of(data1).shape)))
+    return lax.reduce_and(lax.eq(data1, data2), element_axes)
+
+
+def _elements_differ(name: str, x1, x2):
+    """Whether the elements of extended arrays differ (see :func:`_elements_equal`)."""
+    return lax.bitwise_not(_elements_equal(name, x1, x2))
+
+
+equal = binary("equal", lax.eq, "Elementwise ``x1 == x2``.", fast=_ALL,
+               extended_fn=_elements_equal)
+not_equal = binary("not_equal", lax.ne, "Elementwise ``x1 != x2``.", fast=_ALL,
+                   extended_fn=_elements_differ)
 _ORDERED = frozenset(d for d in _ALL if not dtypes.is_complex(d))
 
 
@@ -260,6 +284,7 @@ def isrealobj(x) -> bool:
 # selection
 
 
+@moves_elements("x", "y")
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """Elements of ``x`` where ``condition`` is true, else of ``y`` (all broadcast).
 
@@ -291,6 +316,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return lax.select_n(condition, y, x)
 
 
+@moves_elements("choicelist", "default")
 def select(condlist, choicelist, default=0):
     """The element of the first choice whose condition holds, else ``default``.
 
@@ -437,6 +463,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     >>> jnp.isclose(jnp.array([1.0, 2.0]), jnp.array([1.0 + 1e-7, 2.1]))
     Array([ True, False], dtype=bool)
     """
+    if is_extended(a) or is_extended(b):  # keys are close when equal, as other integers
+        return _elements_equal("isclose", a, b)
     a, b = promote_args("isclose", a, b)
     dt = _dtype(a)
     if not dtypes.is_inexact(dt):
@@ -490,6 +518,8 @@ def array_equal(a1, a2, equal_nan: bool = False):
 
 def array_equiv(a1, a2):
     """Whether ``a1`` and ``a2`` are equal after broadcasting."""
+    if is_extended(a1) or is_extended(a2):  # PRNG key arrays: no asarray of their data
+        return all_(equal(a1, a2))
     a1, a2 = asarray(a1), asarray(a2)
     try:
         a1, a2 = broadcast_arrays(a1, a2)

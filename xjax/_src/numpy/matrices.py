@@ -12,6 +12,7 @@ from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
                                         convert_element_type, to_jax)
 from xjax._src.numpy.creation import zeros
+from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.indexing import rewriting_take, scatter_update
 from xjax._src.numpy.logic import where
 from xjax._src.numpy.shape_ops import broadcast_to, moveaxis
@@ -96,11 +97,13 @@ def _triangle(name, m, k, lower):
     return where(mask, m, const(m, 0))
 
 
+@moves_elements("m")
 def tril(m, k: int = 0):
     """``m`` with the elements above the ``k``-th diagonal zeroed."""
     return _triangle("tril", m, k, True)
 
 
+@moves_elements("m")
 def triu(m, k: int = 0):
     """``m`` with the elements below the ``k``-th diagonal zeroed."""
     return _triangle("triu", m, k, False)

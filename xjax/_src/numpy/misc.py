@@ -21,6 +21,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, concrete_value, canonicalize_axis,
                                         check_arraylike, convert_element_type, to_jax)
+from xjax._src.numpy.extended import moves_elements
 from xjax._src.transformations.vmap import vmap
 
 _INT = np.dtype(np.int32)
@@ -47,6 +48,7 @@ def _no_inplace(name, inplace, spacer=" "):
 
 # -- insert, delete --
 
+@moves_elements("arr", "values")
 def insert(arr, obj, values, axis: int | None = None):
     """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``
     (flattened for ``axis=None``); ``obj`` may be traced.
@@ -109,6 +111,7 @@ def insert(arr, obj, values, axis: int | None = None):
     return jnp.moveaxis(moved, 0, axis)
 
 
+@moves_elements("arr")
 def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):
     """``arr`` without the entries ``obj`` along ``axis`` (flattened for ``axis=None``).
 
@@ -154,6 +157,7 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
 
 # -- writes that return new arrays --
 
+@moves_elements("a", "v")
 def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
     """``a`` with the flat positions ``ind`` set to ``v`` (repeated cyclically).
 
@@ -199,6 +203,7 @@ def _along_axis_index(shape, indices, axis):
     return tuple(index), selected
 
 
+@moves_elements("arr", "values")
 def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True, *,
                    mode: str | None = None):
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
@@ -233,6 +238,7 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
     return jnp.reshape(out, original_shape)
 
 
+@moves_elements("arr", "vals")
 def place(arr, mask, vals, *, inplace: bool = True):
     """``arr`` with its elements where ``mask`` is true replaced by ``vals`` in order
     (repeated cyclically). Needs ``inplace=False``.
@@ -259,6 +265,7 @@ def place(arr, mask, vals, *, inplace: bool = True):
 
 # -- selections --
 
+@moves_elements("a")
 def compress(condition, a, axis: int | None = None, *, size: int | None = None,
              fill_value=0, out=None):
     """The slices of ``a`` along ``axis`` where the 1-D ``condition`` is true
@@ -305,6 +312,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
     return jnp.moveaxis(picked, 0, axis)
 
 
+@moves_elements("arr")
 def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """The elements of ``arr`` where ``condition`` is true, flattened."""
     check_arraylike("extract", condition, arr)
@@ -312,6 +320,7 @@ def extract(condition, arr, *, size: int | None = None, fill_value=0):
                     fill_value=fill_value)
 
 
+@moves_elements("choices")
 def choose(a, choices, out=None, mode: str = "raise"):
     """Element ``i`` from ``choices[a[i]]`` (all broadcast together). JAX does not support
     ``mode='raise'``: use ``'wrap'`` or ``'clip'``.
@@ -345,6 +354,7 @@ def choose(a, choices, out=None, mode: str = "raise"):
     return jnp.take_along_axis(stacked, index[None].astype(_INT), axis=0)[0]
 
 
+@moves_elements("a")
 def resize(a, new_shape):
     """``a`` raveled, repeated cyclically and reshaped to ``new_shape``.
 
@@ -431,6 +441,7 @@ def _block_depth(arrays, depth=0):
     return depth
 
 
+@moves_elements("arrays")
 def block(arrays):
     """An array assembled from nested lists of blocks: the innermost lists join along
     the last axis, the next along the second-to-last, and so on.

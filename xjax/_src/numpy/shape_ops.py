@@ -13,10 +13,12 @@ from xjax._src import lax
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
                                         canonicalize_shape, check_arraylike, convert_element_type,
                                         eager_values_of_one_type, promote_dtypes, to_jax)
+from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.indexing import take
 from xjax._src.numpy.ufuncs import remainder, subtract
 
@@ -67,7 +69,8 @@ def _compute_new_shape(old_shape, new_shape) -> tuple:
     return tuple(new_shape)
 
 
-def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
+@moves_elements("a")
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
     """Give ``a`` a new shape with the same number of elements (one entry may be -1).
 
     Examples
@@ -78,6 +81,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
            [3, 4, 5]], dtype=int32)
     """
     check_arraylike("reshape", a)
+    check_out_sharding(out_sharding, "jnp.reshape")
     if shape is None:
         shape = newshape
     return _reshape(to_jax(a), shape, order)
@@ -96,9 +100,11 @@ def _reshape(a, shape, order="C"):
     raise NotImplementedError(f"np.reshape order={order} is not implemented.")
 
 
-def ravel(a, order: str = "C"):
+@moves_elements("a")
+def ravel(a, order: str = "C", *, out_sharding=None):
     """The elements of ``a`` as a 1-D array."""
     check_arraylike("ravel", a)
+    check_out_sharding(out_sharding, "jnp.ravel")
     a = to_jax(a)
     return _reshape(a, (math.prod(_shape(a)),), order)
 
@@ -107,6 +113,7 @@ def ravel(a, order: str = "C"):
 # axes
 
 
+@moves_elements("a")
 def transpose(a, axes=None):
     """Permute the axes of ``a`` (reverse them by default)."""
     check_arraylike("transpose", a)
@@ -125,6 +132,7 @@ def transpose(a, axes=None):
 permute_dims = transpose
 
 
+@moves_elements("x")
 def matrix_transpose(x, /):
     """Swap the last two axes."""
     check_arraylike("matrix_transpose", x)
@@ -137,6 +145,7 @@ def matrix_transpose(x, /):
     return transpose(x, perm)
 
 
+@moves_elements("a")
 def swapaxes(a, axis1: int, axis2: int):
     """Interchange two axes."""
     check_arraylike("swapaxes", a)
@@ -147,6 +156,7 @@ def swapaxes(a, axis1: int, axis2: int):
     return transpose(a, perm)
 
 
+@moves_elements("a")
 def moveaxis(a, source, destination):
     """Move axes ``source`` to positions ``destination`` (others keep their order)."""
     check_arraylike("moveaxis", a)
@@ -162,6 +172,7 @@ def moveaxis(a, source, destination):
     return transpose(a, perm)
 
 
+@moves_elements("a")
 def squeeze(a, axis=None):
     """Remove size-1 axes (all of them, or those in ``axis``)."""
     check_arraylike("squeeze", a)
@@ -177,6 +188,7 @@ def squeeze(a, axis=None):
     return lax.squeeze(a, tuple(sorted(axes))) if axes else a
 
 
+@moves_elements("a")
 def expand_dims(a, axis):
     """Insert size-1 axes at positions ``axis`` (an int or a tuple) of the result."""
     check_arraylike("expand_dims", a)
@@ -226,9 +238,11 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def broadcast_to(array, shape):
+@moves_elements("array")
+def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast ``array`` to ``shape`` (NumPy rules)."""
     check_arraylike("broadcast_to", array)
+    check_out_sharding(out_sharding, "jnp.broadcast_to")
     array = to_jax(array)
     shape = canonicalize_shape(shape)
     arr_shape = _shape(array)
@@ -245,6 +259,7 @@ def broadcast_to(array, shape):
     return lax.broadcast_in_dim(array, shape, tuple(range(lead, len(shape))))
 
 
+@moves_elements("args", each_alone=True)
 def broadcast_arrays(*args) -> list:
     """Broadcast every argument to their common shape."""
     check_arraylike("broadcast_arrays", *args)
@@ -256,6 +271,7 @@ def broadcast_arrays(*args) -> list:
     return [broadcast_to(x, common) for x in args]
 
 
+@moves_elements("arys", each_alone=True)
 def atleast_1d(*arys):
     """View inputs as arrays with at least one dimension."""
     check_arraylike("atleast_1d", *arys)
@@ -263,6 +279,7 @@ def atleast_1d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+@moves_elements("arys", each_alone=True)
 def atleast_2d(*arys):
     """View inputs as arrays with at least two dimensions."""
     check_arraylike("atleast_2d", *arys)
@@ -273,6 +290,7 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+@moves_elements("arys", each_alone=True)
 def atleast_3d(*arys):
     """View inputs as arrays with at least three dimensions."""
     check_arraylike("atleast_3d", *arys)
@@ -303,6 +321,7 @@ def _as_list(arrays, fun_name):
     return arrays
 
 
+@moves_elements("arrays")
 def concatenate(arrays, axis: int | None = 0, dtype=None):
     """Join arrays along an existing axis (``axis=None`` joins them flattened).
 
@@ -333,6 +352,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
 concat = concatenate
 
 
+@moves_elements("arrays")
 def stack(arrays, axis: int = 0, out=None, dtype=None):
     """Join arrays of one shape along a new axis.
 
@@ -370,6 +390,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     return lax.stack(arrays, axis=axis)  # the stack primitive, as JAX's jaxprs show
 
 
+@moves_elements("tup")
 def hstack(tup, dtype=None):
     """Join arrays column-wise (along axis 1; axis 0 for 1-D arrays)."""
     arrays = [atleast_1d(x) for x in _as_list(tup, "hstack")]
@@ -377,6 +398,7 @@ def hstack(tup, dtype=None):
     return concatenate(arrays, axis, dtype)
 
 
+@moves_elements("tup")
 def vstack(tup, dtype=None):
     """Join arrays row-wise (along axis 0, 1-D arrays as rows)."""
     return concatenate([atleast_2d(x) for x in _as_list(tup, "vstack")], 0, dtype)
@@ -385,11 +407,13 @@ def vstack(tup, dtype=None):
 row_stack = vstack
 
 
+@moves_elements("tup")
 def dstack(tup, dtype=None):
     """Join arrays depth-wise (along axis 2)."""
     return concatenate([atleast_3d(x) for x in _as_list(tup, "dstack")], 2, dtype)
 
 
+@moves_elements("tup")
 def column_stack(tup):
     """Join 1-D arrays as columns (2-D arrays as they are) into a 2-D array."""
     arrays = []
@@ -399,6 +423,7 @@ def column_stack(tup):
     return concatenate(arrays, 1)
 
 
+@moves_elements("arr", "values")
 def append(arr, values, axis=None):
     """``values`` appended to ``arr`` (both flattened when ``axis`` is None)."""
     check_arraylike("append", arr, values)
@@ -441,11 +466,13 @@ def _split(fun_name, ary, indices_or_sections, axis, equal: bool):
     return out
 
 
+@moves_elements("ary")
 def split(ary, indices_or_sections, axis: int = 0):
     """Split into equal sections, or at the given indices, along ``axis``."""
     return _split("split", ary, indices_or_sections, axis, True)
 
 
+@moves_elements("ary")
 def array_split(ary, indices_or_sections, axis: int = 0):
     """Like :func:`split`, allowing sections of unequal sizes."""
     return _split("array_split", ary, indices_or_sections, axis, False)
@@ -470,6 +497,7 @@ def dsplit(ary, indices_or_sections):
 # flips, rolls, tiles, repeats
 
 
+@moves_elements("m")
 def flip(m, axis=None):
     """Reverse the order of elements along ``axis`` (all axes by default)."""
     check_arraylike("flip", m)
@@ -488,6 +516,7 @@ def flipud(m):
     return flip(m, 0)
 
 
+@moves_elements("a")
 def roll(a, shift, axis=None):
     """Rotate elements along ``axis`` by ``shift`` places (of the flattened array by default)."""
     check_arraylike("roll", a)
@@ -530,6 +559,7 @@ def _slice_axis(a, axis, start, stop):
     return lax.slice(a, tuple(starts), tuple(limits))
 
 
+@moves_elements("m")
 def rot90(m, k: int = 1, axes=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     check_arraylike("rot90", m)
@@ -548,6 +578,7 @@ def rot90(m, k: int = 1, axes=(0, 1)):
     return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
 
 
+@moves_elements("a")
 def rollaxis(a, axis: int, start: int = 0):
     """Move ``axis`` to before position ``start`` (NumPy's older form of moveaxis)."""
     check_arraylike("rollaxis", a)
@@ -561,6 +592,7 @@ def rollaxis(a, axis: int, start: int = 0):
     return moveaxis(a, axis, start)
 
 
+@moves_elements("x")
 def unstack(x, /, *, axis: int = 0):
     """The slices of ``x`` along ``axis``, as a tuple."""
     check_arraylike("unstack", x)
@@ -573,6 +605,7 @@ def unstack(x, /, *, axis: int = 0):
                  for i in range(_shape(x)[axis]))
 
 
+@moves_elements("A")
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     check_arraylike("tile", A)
@@ -587,7 +620,8 @@ def tile(A, reps):
     return _reshape(out, tuple(r * d for r, d in zip(reps, dims, strict=True)))
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+@moves_elements("a")
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array by default).
 
     ``repeats`` must be concrete unless ``total_repeat_length`` is given (JAX's rule). With
@@ -601,6 +635,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     Array([1, 2, 2, 3, 3], dtype=int32)
     """
     check_arraylike("repeat", a)
+    check_out_sharding(out_sharding, "jnp.repeat")
     a = to_jax(a)
     if axis is None:
         a, axis = ravel(a), 0

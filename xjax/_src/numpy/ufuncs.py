@@ -18,6 +18,7 @@ from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_elemen
                                         promote_args_inexact, promote_args_numeric,
                                         promote_dtypes_inexact, scalar_aval, to_jax)
 from xjax._src.numpy.creation import full_like
+from xjax._src.numpy.extended import is_extended
 from xjax._src.transformations.custom_derivatives import custom_jvp
 
 _INEXACT = frozenset(dtypes._float_dtypes + dtypes._complex_dtypes)
@@ -87,9 +88,11 @@ def unary_inexact(name: str, lax_fn, doc: str):
 
 
 def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
-           bool_fn=None):
+           bool_fn=None, extended_fn=None):
     """A binary function with NumPy promotion. ``fast`` are the dtypes for which two Arrays
-    of that same dtype go straight to ``lax_fn``; ``bool_fn`` replaces ``lax_fn`` for bools."""
+    of that same dtype go straight to ``lax_fn``; ``bool_fn`` replaces ``lax_fn`` for bools;
+    ``extended_fn(name, x1, x2)`` takes calls with extended arrays (PRNG keys), which are
+    otherwise refused."""
 
     direct = getattr(lax_fn, "bind_operands", lax_fn)  # skips a frame on the eager hot path
 
@@ -109,6 +112,8 @@ def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
             y = _fast_scalar(x2, x1, fast)
             if y is not None:
                 return direct(y, x2)
+        if extended_fn is not None and (is_extended(x1) or is_extended(x2)):
+            return extended_fn(name, x1, x2)
         x1, x2 = promote(name, x1, x2)
         if bool_fn is not None and _dtype(x1) == dtypes.bool_:
             return bool_fn(x1, x2)

@@ -5,7 +5,9 @@ in JAX, a pytree leaf (``tree_leaves(key) == [key]``) and an ``Array`` instance;
 transformations it is a pytree node (a leaf node, ``core.pytree.register_leaf_node``), so it
 passes through ``jit`` and ``vmap`` as its data does and is rebuilt on the other side. Its
 shape is the data's shape without the trailing key dimension. Random functions accept either
-kind of key and return keys of the kind they were given.
+kind of key and return keys of the kind they were given. ``xjax.numpy``'s functions that move
+elements (``broadcast_to``, ``where``, ``stack``, indexing...) and its comparisons take typed
+keys through the layout registered here (``xjax._src.numpy.extended``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array, register_array_type
 from xjax._src.core.pytree import register_leaf_node
 from xjax._src.core.trace import Tracer
-from xjax._src.numpy import all as all_, asarray, reshape, squeeze, transpose
+from xjax._src.numpy import (asarray, equal, not_equal, reshape, squeeze, swapaxes as swap_axes,
+                             take as take_elements, transpose)
+from xjax._src.numpy.extended import ExtendedLayout, register_extended_array
+from xjax._src.numpy.indexing import _IndexUpdateHelper
 from xjax._src.random.threefry import threefry_seed
 
 KEY_SHAPE = (2,)
@@ -152,15 +157,27 @@ class PRNGKeyArray:
         return PRNGKeyArray._unchecked(transpose(self._base, (*axes, self.ndim)))
 
     T = property(lambda self: self.transpose())
+    at = property(lambda self: _IndexUpdateHelper(self))
+
+    def swapaxes(self, axis1, axis2):
+        """The keys with two axes interchanged (``jnp.swapaxes``)."""
+        return swap_axes(self, axis1, axis2)
+
+    def take(self, indices, axis=None, mode=None, unique_indices=False,
+             indices_are_sorted=False, fill_value=None):
+        """The keys at ``indices`` along ``axis`` (``jnp.take``)."""
+        return take_elements(self, indices, axis=axis, mode=mode, unique_indices=unique_indices,
+                             indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
     def __eq__(self, other):
-        if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
-        return all_(self._base == other._base, axis=-1)
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # None, strings...: Python's identity test, as JAX
+        return equal(self, other)
 
     def __ne__(self, other):
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else ~equal
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return not_equal(self, other)
 
     def __bool__(self):
         raise TypeError("key array cannot be converted to boolean.")
@@ -188,6 +205,10 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
+# what key comparisons take (refusing the numbers among them with JAX's TypeError)
+_OPERANDS = (Array, np.ndarray, np.generic, bool, int, float, complex)
+
+
 def _data_str(base) -> str:
     if isinstance(base, Tracer):
         return str(base)
@@ -206,6 +227,10 @@ def _resolve(shape, size) -> tuple:
 register_leaf_node(PRNGKeyArray, lambda keys: ((keys._base,), None),
                    lambda _, children: PRNGKeyArray._unchecked(children[0]))
 register_array_type(PRNGKeyArray)
+# xjax.numpy's functions that move elements (broadcast_to, where, stack...) take key arrays
+register_extended_array(PRNGKeyArray, ExtendedLayout(KEY_DTYPE, KEY_SHAPE, _U32,
+                                                     lambda keys: keys._base,
+                                                     PRNGKeyArray._unchecked))
 
 
 def _is_arraylike(x) -> bool:

@@ -25,7 +25,8 @@ from xjax._src.interpreters.staging import DebugInfo
 from xjax._src.transformations import debug_flags as flag_checks
 from xjax._src.core import monitoring
 from xjax._src import runtime
-from xjax._src.core.pytree import prefix_leaves, tree_map, tree_unflatten as unflatten
+from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
+from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import Sharding, resolve_put_target
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
@@ -289,8 +290,7 @@ class PjitFunction:
 
     def eval_shape(self, *args, **kwargs):
         entry, _, _ = self._entry(args, kwargs)
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.closed.out_avals]
-        return unflatten(entry.out_tree, structs)
+        return shape_structs(entry.out_tree, entry.closed.out_avals)
 
     def clear_cache(self):
         self._cache.clear()
@@ -306,7 +306,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type
         self.sharding = sharding  # kept as given; eval_shape's results carry None, as JAX's
 
@@ -412,6 +412,16 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
                                                  _as_tuple(static_argnames))[0])
 
 
+def shape_structs(out_tree, avals):
+    """``ShapeDtypeStruct``s of ``avals`` arranged as ``out_tree``. A key array (a leaf node
+    holding its key data) becomes one struct of its key type, as in JAX."""
+    structs = unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                   for a in avals])
+    is_key = lambda x: is_leaf_node_type(type(x))  # noqa: E731
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if is_key(x) else x, structs,
+                    is_leaf=is_key)
+
+
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
     """A function returning the jaxpr of ``fun`` for the given arguments.
 
@@ -450,8 +460,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
             closed, _ = trace_with_refs(flat_fun, avals, DebugInfo("make_jaxpr", fun, names),
                                         lambda: flat)
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
-            return closed, tree_unflatten(out_tree_box[0], shapes)
+            return closed, shape_structs(out_tree_box[0], closed.out_avals)
         return closed
 
     return make

@@ -100,7 +100,8 @@ class ShardedPjitFunction:
 
     def __call__(self, *args, **kwargs):
         args = list(args)
-        if not isinstance(self._in_shardings, _Unspecified):
+        # A top-level None constrains nothing, so keyword arguments are allowed (as in JAX).
+        if not isinstance(self._in_shardings, _Unspecified) and self._in_shardings is not None:
             if kwargs:
                 raise ValueError("pjit does not support kwargs when in_shardings is "
                                  "specified.")
@@ -114,7 +115,7 @@ class ShardedPjitFunction:
             for i, value in zip(positions, placed):
                 args[i] = value
         out = self._jitted(*args, **kwargs)
-        if isinstance(self._out_shardings, _Unspecified):
+        if isinstance(self._out_shardings, _Unspecified) or self._out_shardings is None:
             return out
         flat, tree = tree_flatten(out)
         shardings = _flat_shardings("out_shardings", self._out_shardings, out, "outputs")

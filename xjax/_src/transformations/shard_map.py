@@ -218,7 +218,8 @@ def _checks(mesh, axis_names, in_specs, out_specs, is_smap):
 
 
 def _check_specs(prefix, specs, manual, mesh):
-    leaves = tree_flatten(specs, is_leaf=_is_spec_leaf)[0]
+    # None leaves: a replicated input (as P()), or an output subtree with no arrays.
+    leaves = [x for x in tree_flatten(specs, is_leaf=_is_spec_leaf)[0] if x is not None]
     bad_types = [x for x in leaves if not isinstance(x, PartitionSpec)]
     if bad_types:
         msgs = [f"  {prefix}_specs is {x} of type {type(x).__name__}, " for x in bad_types]
@@ -341,7 +342,8 @@ def _first_along(x, dim):
 def _run(f, mesh, manual, in_specs, out_specs, check_vma, args):
     flat_args, in_tree = tree_flatten(args)
     flat_args = [to_operand(a) for a in flat_args]
-    flat_in_specs = _broadcast_specs(in_specs, args, "in_specs")
+    flat_in_specs = [PartitionSpec() if s is None else s
+                     for s in _broadcast_specs(in_specs, args, "in_specs")]
     _check_inputs(f, mesh, flat_in_specs, flat_args)
     blocks = [_split_blocks(x, s, mesh, manual)
               for x, s in zip(flat_args, flat_in_specs, strict=True)]
@@ -358,6 +360,9 @@ def _run(f, mesh, manual, in_specs, out_specs, check_vma, args):
             specs_tree = out_specs()
             _check_specs("out", specs_tree, set(manual), mesh)
         specs = _broadcast_specs(specs_tree, out, "out_specs")
+        if any(s is None for s in specs):
+            raise ValueError(f"pytree structure error: shard_map out_specs {specs_tree!r} has "
+                             "None where the output has arrays; give them a PartitionSpec.")
         _check_out_ranks(f, specs, flat_out)
         state["out_tree"] = out_tree
         state["specs"] = specs

@@ -155,6 +155,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         out_value, out_tree = out_tree_box[0]
         flat_out_axes = _broadcast_prefix(out_axes, tree_unflatten(out_tree, vals), "out_axes",
                                           is_leaf)
+        _check_unmapped_outputs(out_tree, vals, dims, flat_out_axes, is_leaf)
         outs = [v if is_vmappable(v) else _place_output(v, d, a, size)
                 for v, d, a in zip(vals, dims, flat_out_axes, strict=True)]
         if ref_outs:
@@ -361,10 +362,21 @@ def _from_elt(trace, size, x, spec):
     return cont(size, x, spec)
 
 
+def _check_unmapped_outputs(out_tree, vals, dims, out_axes, is_leaf):
+    """JAX's ValueError, naming the output's path, for a batched output whose out_axes entry
+    is None."""
+    for k, (dim, axis) in enumerate(zip(dims, out_axes, strict=True)):
+        if axis is None and dim is not not_mapped and not is_vmappable(vals[k]):
+            path = tree_flatten_with_path(tree_unflatten(out_tree, vals), is_leaf)[0][k][0]
+            raise ValueError(f"at vmap out_axes{keystr(path)}, got axis spec None but output "
+                             f"was batched on axis {dim}")
+
+
 def _place_output(val, dim, out_axis, size):
     if out_axis is None:
         if dim is not not_mapped:
-            raise ValueError("vmap has mapped output but out_axes is None")
+            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched "
+                             f"on axis {dim}")
         return val
     ndim = len(get_aval(val).shape) + (dim is not_mapped)
     if not -ndim <= out_axis < ndim:
