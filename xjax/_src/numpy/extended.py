@@ -131,14 +131,32 @@ def moves_elements(*names, each_alone: bool = False):
         signature = inspect.signature(fun)
         spots = _spots(signature, names)
         on_positions = _each_on_positions if each_alone else _on_positions
+        if len(spots) == 1 and not spots[0][2] and spots[0][0] is not None:
+            return _wrap_one(fun, signature, names, spots[0][0], on_positions)
 
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
-            if _LAYOUTS_BY_TYPE and _holds_extended(spots, args, kwargs):
+            if _holds_extended(spots, args, kwargs):
                 return on_positions(fun, signature, names, args, kwargs)
             return fun(*args, **kwargs)
         return wrapper
     return decorate
+
+
+def _wrap_one(fun, signature, names, index: int, on_positions):
+    """:func:`moves_elements`'s wrapper for one positional parameter: the hot functions
+    (``reshape``, ``take``, ``asarray``) pay one type test when they get no sequence."""
+    (name,) = names
+    sequences = (list, tuple)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        value = args[index] if len(args) > index else kwargs.get(name)
+        kind = type(value)
+        if kind in _LAYOUTS_BY_TYPE or (kind in sequences and _holds(value)):
+            return on_positions(fun, signature, names, args, kwargs)
+        return fun(*args, **kwargs)
+    return wrapper
 
 
 def _spots(signature, names) -> tuple:
@@ -176,7 +194,9 @@ def _holds(value) -> bool:
     if kind in _LAYOUTS_BY_TYPE:
         return True
     if kind is list or kind is tuple:
-        return any(_holds(item) for item in value)
+        for item in value:
+            if _holds(item):
+                return True
     return False
 
 
