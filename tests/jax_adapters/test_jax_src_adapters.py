@@ -100,9 +100,9 @@ def test_equations_rebind_with_get_bind_params():
     def rebind(x):
         env = {closed.jaxpr.invars[0]: x}
         for eqn in closed.jaxpr.eqns:
-            subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+            params = eqn.primitive.get_bind_params(eqn.params)
             args = [env[v] if isinstance(v, xjax.core.Var) else v.val for v in eqn.invars]
-            out = eqn.primitive.bind(*subfuns, *args, **params)
+            out = eqn.primitive.bind(*args, **params)
             outs = out if eqn.primitive.multiple_results else [out]
             env.update(zip(eqn.outvars, outs))
         return env[closed.jaxpr.outvars[0]]

@@ -144,13 +144,17 @@ def test_errors():
 
 def test_jvp_aux_keeps_non_array_leaves_as_they_are():
     """As JAX: Python numbers, strings and NumPy arrays in aux come back unchanged; traced
-    leaves come back as plain Arrays."""
-    f = lambda x: (x * 2, {"n": 3, "s": "hi", "np": np.ones(2), "a": x})
+    leaves come back as their primal values (a primal given as a Python float stays one,
+    an Array primal stays an Array)."""
+    f = lambda x: (x * 2, {"n": 3, "s": "hi", "np": np.ones(2), "a": x, "b": x * 3})
     _, _, aux = xjax.jvp(f, (1.0,), (1.0,), has_aux=True)
     assert aux["n"] == 3 and type(aux["n"]) is int
     assert aux["s"] == "hi"
     assert type(aux["np"]) is np.ndarray
-    assert type(aux["a"]) is xjax.Array and float(aux["a"]) == 1.0
+    assert type(aux["a"]) is float and aux["a"] == 1.0
+    assert type(aux["b"]) is xjax.Array and float(aux["b"]) == 3.0
+    _, _, aux = xjax.jvp(f, (jnp.float32(1.0),), (jnp.float32(1.0),), has_aux=True)
+    assert type(aux["a"]) is xjax.Array
 
 
 def test_jacobian_functions_wrap_the_function_they_differentiate():

@@ -12,6 +12,9 @@ from xjax._src.core.errors import JaxprTypeError
 
 _var_counter = itertools.count()
 
+# The effects of every equation and jaxpr: xjax tracks none (JAX's ``core.no_effects``).
+NO_EFFECTS: frozenset = frozenset()
+
 
 class Var:
     """A variable of a jaxpr: an aval and an identity (names are given when printing)."""
@@ -54,6 +57,10 @@ class JaxprEqn:
 
     __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
 
+    # Side effects are not tracked on xjax's equations (host callbacks are ordered when
+    # lowering instead), so every equation reports none, as a pure JAX equation does.
+    effects = NO_EFFECTS
+
     def __init__(self, primitive, invars, outvars, params, source_info=None):
         self.primitive = primitive
         self.invars = invars
@@ -70,6 +77,8 @@ class Jaxpr:
     """``{ lambda constvars ; invars . let eqns in outvars }``."""
 
     __slots__ = ("constvars", "invars", "outvars", "eqns", "debug_info")
+
+    effects = NO_EFFECTS  # as JaxprEqn.effects: xjax's jaxprs track no effects
 
     def __init__(self, constvars, invars, outvars, eqns, debug_info=None):
         self.constvars = list(constvars)
@@ -100,6 +109,8 @@ class ClosedJaxpr:
     """A jaxpr with values for its constvars."""
 
     __slots__ = ("jaxpr", "consts")
+
+    effects = NO_EFFECTS  # as JaxprEqn.effects: xjax's jaxprs track no effects
 
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr = jaxpr

@@ -72,11 +72,12 @@ class Primitive:
         """Apply the primitive under the current trace (eager, staging, jvp, vmap, ...)."""
         return trace_module.ctx.trace.process_primitive(self, args, params)
 
-    def get_bind_params(self, params) -> tuple[list, dict]:
-        """What rebinding an equation takes, as JAX's: ``(subfuns, bind_params)`` for
-        ``bind(*subfuns, *args, **bind_params)``. xjax's primitives take their jaxprs as
-        params, so there are never subfunctions and the params are the equation's."""
-        return [], dict(params)
+    def get_bind_params(self, params) -> dict:
+        """What rebinding an equation takes, as in the JAX release xjax matches: the
+        ``bind_params`` of ``bind(*args, **bind_params)``. xjax's primitives take their
+        jaxprs as params, so these are the equation's (``custom_jvp_call`` alone trades its
+        jaxpr for ``subfuns``, as JAX's does)."""
+        return dict(params)
 
     def __repr__(self) -> str:
         return self.name

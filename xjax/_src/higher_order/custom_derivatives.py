@@ -78,29 +78,33 @@ def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, num_consts, jvp, symbolic_
     return list(primal_out), list(tangent_out)
 
 
-def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts):
-    """The primal body vmapped over the leading axis of ``args`` (consts unbatched), as a
-    closed jaxpr and the extra leading operands it takes."""
+def _batched_body(kind, trace, call_jaxpr, consts, args, num_consts, in_batched):
+    """The primal body vmapped over the leading axis of the ``args`` flagged in
+    ``in_batched`` (consts and the other args unbatched), as a closed jaxpr and the extra
+    leading operands it takes."""
     size, name = trace.axis_size, trace.axis_name
-    n = len(args)
+    in_dims = [0 if b else not_mapped for b in in_batched]
 
     def make():
         def batched(*xs):
             cs, ys = xs[:num_consts], xs[num_consts:]
             outs, out_dims = batch_flat(
-                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, [0] * n, name,
+                lambda *zs: eval_jaxpr(call_jaxpr.jaxpr, [], *cs, *zs), ys, in_dims, name,
                 size)
             return [bdim_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
         return _trace_flat(batched, [get_aval(v) for v in list(consts) + args], kind)
 
-    return _derived(kind + "_batch", call_jaxpr, (name, size, num_consts), make)
+    return _derived(kind + "_batch", call_jaxpr, (name, size, num_consts, in_batched), make)
 
 
 def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_consts, params,
-                       batched_params):
+                       batched_params, keep_unbatched=False):
     """Batch a custom-derivative call keeping its rule: rebind with the vmapped body and
-    the params ``batched_params(axis_name, axis_size)`` gives (rules vmapped over operands
-    whose batch axes are moved first). Batched closed-over values inline the body."""
+    the params ``batched_params(axis_name, axis_size, in_batched)`` gives (rules vmapped
+    over the operands flagged in ``in_batched``, whose batch axes are moved first). With
+    ``keep_unbatched`` unbatched operands stay so (a predicate the body branches on stays a
+    ``cond``, as in JAX); otherwise every operand is batched. Batched closed-over values
+    inline the body."""
     if all(d is not_mapped for d in dims):
         outs = primitive.bind(*vals, call_jaxpr=call_jaxpr, num_consts=num_consts, **params)
         return outs, [not_mapped] * len(outs)
@@ -108,19 +112,22 @@ def _batch_custom_call(kind, primitive, trace, vals, dims, call_jaxpr, num_const
         return _inline_batch(trace, vals, dims, call_jaxpr)
     size = trace.axis_size
     consts = list(vals[:num_consts])
-    args = [bdim_at_front(v, d, size) for v, d in zip(vals[num_consts:], dims[num_consts:],
-                                                       strict=True)]
-    closed, extra = _batched_body(kind, trace, call_jaxpr, consts, args, num_consts)
+    in_batched = tuple(not keep_unbatched or d is not not_mapped for d in dims[num_consts:])
+    args = [bdim_at_front(v, d, size) if b else v
+            for v, d, b in zip(vals[num_consts:], dims[num_consts:], in_batched, strict=True)]
+    closed, extra = _batched_body(kind, trace, call_jaxpr, consts, args, num_consts,
+                                  in_batched)
     outs = primitive.bind(*extra, *consts, *args, call_jaxpr=closed,
                           num_consts=len(extra) + num_consts,
-                          **batched_params(trace.axis_name, size))
+                          **batched_params(trace.axis_name, size, in_batched))
     return outs, [0] * len(outs)
 
 
-def _vmapped(fun, name, size):
-    """``fun`` vmapped over the leading axis of every argument (unbatched outputs broadcast)."""
+def _vmapped(fun, name, size, in_axes=0):
+    """``fun`` vmapped over the leading axis of its arguments (those ``in_axes`` maps;
+    unbatched outputs broadcast)."""
     from xjax._src.transformations.vmap import vmap  # a higher layer
-    return vmap(fun, axis_name=name, axis_size=size)
+    return vmap(fun, in_axes=in_axes, axis_name=name, axis_size=size)
 
 
 def _unbatched(zero):
@@ -136,30 +143,35 @@ def _batched(zero, size):
 
 
 def _custom_jvp_batch(trace, vals, dims, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
-    def batched_params(name, size):
-        return {"jvp": _batched_jvp(jvp, name, size), "symbolic_zeros": symbolic_zeros}
+    def batched_params(name, size, in_batched):
+        return {"jvp": _batched_jvp(jvp, name, size, in_batched),
+                "symbolic_zeros": symbolic_zeros}
 
     return _batch_custom_call("custom_jvp", custom_jvp_call_p, trace, vals, dims, call_jaxpr,
                               num_consts, {"jvp": jvp, "symbolic_zeros": symbolic_zeros},
-                              batched_params)
+                              batched_params, keep_unbatched=True)
 
 
-def _batched_jvp(jvp, name, size):
-    """``jvp`` vmapped over its primals and non-zero tangents (all batched first). Zero
-    tangents stay symbolic: the rule sees per-example ``Zero``s, and its ``Zero`` outputs
-    leave as batched ``Zero``s."""
+def _batched_jvp(jvp, name, size, in_batched):
+    """``jvp`` vmapped over the primals flagged in ``in_batched`` and their non-zero
+    tangents (batched first; a tangent is batched as its primal is). Zero tangents stay
+    symbolic: the rule sees per-example ``Zero``s, and its ``Zero`` outputs leave as
+    batched ``Zero``s."""
     def batched_jvp(primals, tangents):
         n = len(primals)
         out_zero = []
 
         def per_example(*args):
             nonzero = iter(args[n:])
-            ts = [_unbatched(t) if type(t) is Zero else next(nonzero) for t in tangents]
+            ts = [(_unbatched(t) if b else t) if type(t) is Zero else next(nonzero)
+                  for t, b in zip(tangents, in_batched, strict=True)]
             outs, t_outs = jvp(list(args[:n]), ts)
             out_zero[:] = [type(t) is Zero for t in t_outs]
             return list(outs), [t for t in t_outs if type(t) is not Zero]
 
-        outs, nz_t_outs = _vmapped(per_example, name, size)(
+        axes = [0 if b else None for b in in_batched]
+        tangent_axes = [a for a, t in zip(axes, tangents, strict=True) if type(t) is not Zero]
+        outs, nz_t_outs = _vmapped(per_example, name, size, tuple(axes + tangent_axes))(
             *primals, *[t for t in tangents if type(t) is not Zero])
         nonzero_out = iter(nz_t_outs)
         return outs, [Zero(tangent_aval(get_aval(o))) if z else next(nonzero_out)
@@ -167,7 +179,74 @@ def _batched_jvp(jvp, name, size):
     return batched_jvp
 
 
-custom_jvp_call_p = HigherOrderPrimitive(
+class _PrimalBody:
+    """The primal jaxpr of a ``custom_jvp_call`` as a function of all its operands (the
+    closed-over values first), the first of the subfunctions ``get_bind_params`` gives."""
+
+    __slots__ = ("call_jaxpr",)
+
+    def __init__(self, call_jaxpr):
+        self.call_jaxpr = call_jaxpr
+
+    def __call__(self, *operands):
+        return eval_jaxpr(self.call_jaxpr.jaxpr, self.call_jaxpr.consts, *operands)
+
+
+class _FlatJvpRule:
+    """A ``custom_jvp_call``'s jvp rule in JAX's flat subfunction convention: called with
+    every operand's primal then every operand's tangent (the closed-over values' ones are
+    dropped, as they have none), it returns the output primals then their tangents."""
+
+    __slots__ = ("jvp", "num_consts")
+
+    def __init__(self, jvp, num_consts):
+        self.jvp, self.num_consts = jvp, num_consts
+
+    def __call__(self, *primals_and_tangents):
+        n = len(primals_and_tangents) // 2
+        outs, tangent_outs = self.jvp(list(primals_and_tangents[self.num_consts:n]),
+                                      list(primals_and_tangents[n + self.num_consts:]))
+        return [*outs, *tangent_outs]
+
+
+class CustomJvpCallPrimitive(HigherOrderPrimitive):
+    """``custom_jvp_call``, which rebinds from subfunctions as JAX's does: its
+    ``get_bind_params`` replaces the primal jaxpr and the jvp rule with ``subfuns``
+    (wrapped functions that programs transforming jaxprs may call to inline the primal),
+    and ``bind`` takes them back."""
+
+    __slots__ = ()
+    # The jvp trace keeps the values the user's rule returns (a Python scalar stays one).
+    keeps_rule_values = True
+
+    def get_bind_params(self, params) -> dict:
+        from xjax._src.transformations.api_util import wrap_init  # a higher layer
+        bind_params = dict(params)
+        call_jaxpr = bind_params.pop("call_jaxpr")
+        rule = _FlatJvpRule(bind_params.pop("jvp"), bind_params.pop("num_consts"))
+        bind_params["subfuns"] = (wrap_init(_PrimalBody(call_jaxpr)), wrap_init(rule))
+        return bind_params
+
+    def bind(self, *args, **params):
+        if "subfuns" in params:
+            params = _params_of_subfuns(params)
+        return super().bind(*args, **params)
+
+
+def _params_of_subfuns(params) -> dict:
+    """The equation params that the ``subfuns`` of ``get_bind_params`` stand for."""
+    params = dict(params)
+    fun, jvp = params.pop("subfuns")
+    body, rule = getattr(fun, "f", None), getattr(jvp, "f", None)
+    if not (isinstance(body, _PrimalBody) and isinstance(rule, _FlatJvpRule)):
+        # Other subfunctions would have to be traced to a jaxpr here; custom_jvp does that.
+        raise NotImplementedError("custom_jvp_call binds subfuns only as its get_bind_params "
+                                  "gives them; define new rules with jax.custom_jvp")
+    return {**params, "call_jaxpr": body.call_jaxpr, "num_consts": rule.num_consts,
+            "jvp": rule.jvp}
+
+
+custom_jvp_call_p = CustomJvpCallPrimitive(
     "custom_jvp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
     jvp=_custom_jvp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_jvp_batch),
     multiple_results=True, hidden_params=(("jvp", ...), ("symbolic_zeros", False)),
@@ -227,8 +306,9 @@ def _is_array(x) -> bool:
 
 def _custom_vjp_batch(trace, vals, dims, *, call_jaxpr, num_consts, fwd, bwd):
     """vmap keeps the custom rule (so ``grad(vmap(f))`` runs the user's bwd): a vmapped fwd
-    (outputs and residuals batched first) and a vmapped bwd."""
-    def batched_params(name, size):
+    (outputs and residuals batched first) and a vmapped bwd. Every operand is batched, so
+    that each cotangent bwd gives is per example."""
+    def batched_params(name, size, in_batched):
         return {"fwd": _batched_fwd(fwd, name, size), "bwd": _batched_bwd(bwd, name, size)}
 
     return _batch_custom_call("custom_vjp", custom_vjp_call_p, trace, vals, dims, call_jaxpr,

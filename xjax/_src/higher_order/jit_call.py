@@ -12,6 +12,7 @@ import functools
 import time
 import numpy as np
 
+from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
@@ -41,7 +42,8 @@ class CompiledFunction:
     reuse: an Array passed there is deleted once XLA has taken its buffer.
     """
 
-    __slots__ = ("executable", "const_args", "in_avals", "out_avals", "text", "donated")
+    __slots__ = ("executable", "const_args", "in_avals", "out_avals", "text", "donated",
+                 "float0_outputs")
 
     def __init__(self, executable, const_args, in_avals, out_avals, text, donated=()):
         self.executable = executable
@@ -50,6 +52,8 @@ class CompiledFunction:
         self.out_avals = out_avals
         self.text = text
         self.donated = tuple(donated)
+        self.float0_outputs = tuple(i for i, aval in enumerate(out_avals)
+                                    if aval.dtype == dtypes.float0)
 
     def execute_flat(self, args):
         """Run on flat operands (Arrays, NumPy values, Python scalars); returns device
@@ -83,7 +87,16 @@ class CompiledFunction:
                 else _runtime_value(x, aval) for x, aval in zip(args, self.in_avals, strict=True)]
             buffers = self.executable.execute(values)
         from_buffer = Array._from_buffer
-        return [from_buffer(b, a) for b, a in zip(buffers, self.out_avals, strict=True)]
+        outs = [from_buffer(b, a) for b, a in zip(buffers, self.out_avals, strict=True)]
+        if self.float0_outputs:
+            self._float0_as_numpy(outs)
+        return outs
+
+    def _float0_as_numpy(self, outs):
+        """Give ``float0`` outputs as NumPy zeros, as JAX does: no device array has that
+        dtype, and the program's placeholder buffer holds no data."""
+        for i in self.float0_outputs:
+            outs[i] = np.zeros(self.out_avals[i].shape, dtypes.float0)
 
 
 _UNRECORDED_METHODS = {"__call__": CompiledFunction.__call__,
@@ -119,6 +132,8 @@ def _runtime_value(x, aval):
     if type(x) is Array:
         return x._device_buffer()
     dtype = None if aval is None else aval.dtype
+    if dtype == dtypes.float0:  # no data: the program takes booleans in its place (i1)
+        return np.zeros(np.shape(x), np.bool_)
     return np.ascontiguousarray(np.asarray(x, dtype=dtype))
 
 

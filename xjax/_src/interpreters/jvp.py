@@ -13,7 +13,22 @@ from xjax._src.core.array import Array
 from xjax._src.core.primitive import NOT_DIFFERENTIABLE, Absent
 from xjax._src.core.trace import Trace, Tracer, set_current_trace
 from xjax._src.lax.ad_rules import add_tangents, instantiate, zeros_like_aval  # noqa: F401
+from xjax._src.lax.operands import to_operand
 from xjax._src.core.trace import current_trace
+
+
+def _rule_tangent(primitive, tangent):
+    """A jvp rule's tangent output as an array. jvp keeps the Python scalars and NumPy
+    arrays it is given, and a rule may pass such a tangent on unchanged (``add``'s, when the
+    other operand's tangent is zero); a primitive's outputs are arrays, so it is converted
+    here. Primitives whose rule is the user's (``custom_jvp_call``, those made with
+    ``jax.extend.core.Primitive``: marked with ``keeps_rule_values``) keep its values as
+    they are, as JAX does."""
+    if type(tangent) is Array or type(tangent) is Zero or isinstance(tangent, Tracer):
+        return tangent
+    if getattr(primitive, "keeps_rule_values", False):
+        return tangent
+    return to_operand(tangent)
 
 
 class JVPTracer(Tracer):
@@ -65,8 +80,9 @@ class JVPTrace(Trace):
                     f"{rule.reason}")
             primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
-            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
-        return self.wrap(primal_out, tangent_out)
+            return [self.wrap(p, _rule_tangent(primitive, t))
+                    for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.wrap(primal_out, _rule_tangent(primitive, tangent_out))
 
     def wrap(self, primal, tangent):
         if type(tangent) is Zero:

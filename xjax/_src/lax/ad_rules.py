@@ -19,13 +19,14 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import (UndefinedPrimal, Zero, get_aval, is_undefined,  # noqa: F401
                                tangent_aval)
-from xjax._src.core.array import Array
 
 
 def zeros_like_aval(aval):
-    """An array of zeros of ``aval`` (a broadcast, so staging records a small equation)."""
+    """An array of zeros of ``aval`` (a broadcast, so staging records a small equation).
+    Zeros of ``float0`` are a NumPy array, as in JAX, where no device array has that
+    dtype: it supports no operation, and NumPy's comparisons and copies work on it."""
     if aval.dtype == dtypes.float0:
-        return Array._from_numpy(np.zeros(aval.shape, dtypes.float0), aval)
+        return np.zeros(aval.shape, dtypes.float0)
     from xjax._src.lax.shape import full  # shape imports this module
     return full(aval.shape, 0, aval.dtype)
 

@@ -1,10 +1,10 @@
 """Activation functions and the other elementwise and reducing functions of ``xjax.nn``.
 
 Each function is composed from ``xjax.numpy`` and ``xjax.lax`` and, like JAX's, most are
-jitted. Where JAX attaches a ``custom_jvp`` (relu, relu6, log1mexp, and ``jnp.logaddexp``
-under softplus), the function here is written so that ordinary differentiation already gives
-JAX's values *and* JAX's derivatives at the edges (``relu'(0) == 0``, ``softplus'(0) ==
-0.5``): the masks or the branch-safe ``where`` forms below are deliberate.
+jitted. relu, relu6 and log1mexp carry JAX's ``custom_jvp``; where JAX attaches one deeper
+(``jnp.logaddexp`` under softplus), the function here is written so that ordinary
+differentiation already gives JAX's values *and* JAX's derivatives at the edges
+(``softplus'(0) == 0.5``): the masks or the branch-safe ``where`` forms below are deliberate.
 """
 
 from __future__ import annotations
@@ -30,13 +30,6 @@ def _as_array(name, x):
     return jnp.asarray(x)
 
 
-def _linear_where(keep, x, value):
-    """``value`` everywhere, but differentiated as ``x`` where ``keep`` and as a constant
-    elsewhere: JAX's ``select(keep, g, 0)`` custom derivative for piecewise-linear
-    functions, without a custom_jvp (and NaN/inf values come from ``value``)."""
-    return jnp.where(keep, x, lax.stop_gradient(value))
-
-
 # --------------------------------------------------------------------------------------------
 # rectifiers and hard functions
 
@@ -54,6 +47,17 @@ def identity(x):
     return _as_array("identity", x)
 
 
+def _gradient_where(keep):
+    """The derivative rule ``g`` where ``keep(x)``, else 0, of a piecewise-linear function."""
+    def rule(g, ans, x):
+        return lax.select(keep(x), g, lax.full_like(g, 0))
+    return rule
+
+
+# relu and relu6 are custom_jvp functions around a jit, as JAX's are: their jaxprs show a
+# ``custom_jvp_call`` (libraries count equations by primitive), and the rule fixes the
+# derivative at the kinks to 0.
+@custom_jvp
 @jit
 def relu(x):
     """Rectified linear unit ``max(x, 0)``, with derivative 0 at ``x == 0`` (as JAX).
@@ -64,10 +68,13 @@ def relu(x):
     >>> xjax.nn.relu(jnp.array([-2., 0., 0.5, 2.]))
     Array([0. , 0. , 0.5, 2. ], dtype=float32)
     """
-    # JAX: custom_jvp on jnp.maximum(x, 0) with derivative select(x > 0, g, 0).
-    return _linear_where(x > 0, x, jnp.maximum(x, 0))
+    return jnp.maximum(x, 0)
 
 
+relu.defjvps(_gradient_where(lambda x: x > 0))
+
+
+@custom_jvp
 @jit
 def relu6(x):
     """``min(max(x, 0), 6)``, with derivative 0 at 0 and 6 (as JAX).
@@ -78,9 +85,10 @@ def relu6(x):
     >>> xjax.nn.relu6(jnp.array([-1., 3., 7.]))
     Array([0., 3., 6.], dtype=float32)
     """
-    # JAX: custom_jvp with derivative select((x > 0) & (x < 6), g, 0).
-    value = jnp.minimum(jnp.maximum(x, 0), 6.)
-    return _linear_where((x > 0) & (x < 6), x, value)
+    return jnp.minimum(jnp.maximum(x, 0), 6.)
+
+
+relu6.defjvps(_gradient_where(lambda x: (x > 0) & (x < 6)))
 
 
 @jit

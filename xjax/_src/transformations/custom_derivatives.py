@@ -327,16 +327,19 @@ def _flat_jvp(user_jvp, nondiff, in_tree, out_tree):
             raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
                             f"equal container (pytree) structures matching the function's "
                             f"output {out_tree}, but got {tree} and {t_tree}.")
-        flat_out = [to_operand(o) for o in flat_out]
+        for o in flat_out:
+            to_operand(o)  # raises JAX's TypeError for outputs that are not arrays
+        # The outputs stay as the rule gave them (a Python scalar stays one), as in JAX.
         return flat_out, [_tangent_out(o, t) for o, t in zip(flat_out, flat_t, strict=True)]
     return flat_jvp
 
 
 def _tangent_out(primal, tangent):
-    """A rule's tangent output as an operand, or ``Zero`` for a :class:`SymbolicZero` (of
-    the primal's tangent type, as JAX checks)."""
+    """A rule's tangent output (checked to be an array, kept as it is), or ``Zero`` for a
+    :class:`SymbolicZero` (of the primal's tangent type, as JAX checks)."""
     if type(tangent) is not SymbolicZero:
-        return to_operand(tangent)
+        to_operand(tangent)  # raises JAX's TypeError for values that are not arrays
+        return tangent
     expected = tangent_aval(get_aval(primal))
     if not _same_type(expected, tangent.aval):
         raise TypeError("Custom JVP rule must produce primal and tangent outputs with "

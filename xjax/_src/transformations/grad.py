@@ -16,6 +16,7 @@ from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
+from xjax._src.core.tree_util import Partial
 from xjax._src.core.trace import current_trace, set_current_trace
 from xjax._src.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
                                         jvp_flat, tangent_aval, zeros_like_aval)
@@ -72,7 +73,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {in_tree} whereas tangents "
                         f"have tree structure {tangent_tree}.")
-    flat_primals = [arg_operand(p) for p in flat_primals]
+    flat_primals = [_valid_argument(p) for p in flat_primals]
     checked = []
     has_refs = False
     for p, t in zip(flat_primals, flat_tangents, strict=True):
@@ -94,7 +95,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         # other leaves (Python numbers, strings, NumPy arrays) are returned as they are
         traced = [i for i, a in enumerate(flat_aux) if isinstance(a, Array)]
         trees[:] = [out_tree, aux_tree, len(flat_out), flat_aux, traced]
-        return [to_operand(o) for o in flat_out] + [flat_aux[i] for i in traced]
+        return [_valid_argument(o) for o in flat_out] + [flat_aux[i] for i in traced]
 
     if not has_refs:
         outs, out_tangents = jvp_flat(flat_fun, flat_primals, checked)
@@ -166,7 +167,15 @@ def _check_tangent(primal_aval, tangent):
     if t_aval.shape != primal_aval.shape:
         raise ValueError("jvp called with different primal and tangent shapes;Got primal "
                          f"shape {primal_aval.shape} and tangent shape as {t_aval.shape}")
-    return to_operand(tangent)
+    return _valid_argument(tangent)
+
+
+def _valid_argument(x):
+    """``x`` itself once checked to be a valid JAX value (a Ref stays a Ref). jvp keeps
+    Python scalars and NumPy arrays as they are, as JAX does: a function's rules see them
+    unconverted, and an output that is an input (or a constant) comes back unchanged."""
+    arg_operand(x)  # raises JAX's TypeError for values that are not arrays
+    return x
 
 
 # -- linearize and vjp --
@@ -191,10 +200,6 @@ class _Linearized:
         results = iter(results)
         return [instantiate(next(results)) if d else zeros_like_aval(tangent_aval(a))
                 for a, d in zip(self.in_avals, self.diff_mask, strict=True)]
-
-    def apply(self, tangents):
-        """The linear map: output tangents for input tangents (differentiable ones only)."""
-        return eval_jaxpr(self.linear_jaxpr, self.residuals, *tangents)
 
 
 def linearize_flat(flat_fun, primals) -> _Linearized:
@@ -316,19 +321,23 @@ def linearize(fun, *primals, has_aux=False):
         _flatten_fun(fun, in_tree, has_aux, box), flat_primals, refs)
     out_tree = box["out_tree"]
     primal_avals = [arg_aval(p) for p in flat_primals]
+    # f_jvp takes the residuals as arguments and keeps no reference to ``lin`` (under vmap
+    # its residuals are tracers that end with the trace).
+    n_residuals, linear_jaxpr, diff_mask = len(lin.residuals), lin.linear_jaxpr, lin.diff_mask
 
-    def f_jvp(*tangents):
-        flat_t, t_tree = tree_flatten(tangents)
+    def f_jvp(*residuals_and_tangents):
+        residuals = residuals_and_tangents[:n_residuals]
+        flat_t, t_tree = tree_flatten(residuals_and_tangents[n_residuals:])
         if t_tree != in_tree:
             raise TypeError(f"linearized function called with tangents of structure {t_tree}, "
                             f"expected {in_tree}")
         diff = []
-        for t, p_aval, d in zip(flat_t, primal_avals, lin.diff_mask, strict=True):
+        for t, p_aval, d in zip(flat_t, primal_avals, diff_mask, strict=True):
             if d:
                 diff.append(_linear_tangent(t, p_aval))
             elif type(p_aval) is AbstractRef or type(t) is Ref:
                 _linear_tangent(t, p_aval)  # checked only: an integer Ref has no tangent
-        outs = lin.apply(diff)
+        outs = eval_jaxpr(linear_jaxpr, residuals, *diff)
         if refs is None:
             return tree_unflatten(out_tree, outs)
         outs, final_tangents = refs.split(outs)
@@ -336,7 +345,9 @@ def linearize(fun, *primals, has_aux=False):
             write_back(flat_t[refs.positions[k]], tangent)
         return tree_unflatten(out_tree, outs)
 
-    result = (tree_unflatten(out_tree, primal_outs), f_jvp)
+    # A pytree whose leaves are the residuals, as JAX's: it can leave jit and vmap.
+    linear_fun = Partial(f_jvp, *lin.residuals)
+    result = (tree_unflatten(out_tree, primal_outs), linear_fun)
     return result + (_strip_tracers(box["aux"], None),) if has_aux else result
 
 

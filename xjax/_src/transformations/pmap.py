@@ -222,6 +222,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     def pmapped(*args, **kwargs):
         return jitted(*args, **kwargs)
 
+    # Ahead-of-time compilation, as JAX's pmapped functions offer it (their one attribute).
+    pmapped.lower = jitted.lower
     return pmapped
 
 

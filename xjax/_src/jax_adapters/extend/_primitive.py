@@ -92,6 +92,9 @@ class Primitive(_primitive.Primitive, metaclass=_AnyPrimitive):
     multiple_results = False
     call_primitive = False
     map_primitive = False
+    # The jvp trace keeps what the user's jvp rule returns (a Python scalar stays one), as
+    # JAX's does; xjax's own rules have their tangents made arrays.
+    keeps_rule_values = True
 
     def __init__(self, name: str):
         if not isinstance(name, str):
@@ -166,7 +169,14 @@ class Primitive(_primitive.Primitive, metaclass=_AnyPrimitive):
     def _default_impl(self, *values, **params):
         """The eager rule xjax's eval interpreter calls (NumPy in, NumPy out): the user's
         ``impl``, else the primitive compiled alone with its lowering, as JAX's
-        ``dispatch.apply_primitive`` does."""
+        ``dispatch.apply_primitive`` does.
+
+        Called directly on xjax values (Arrays or tracers), as JAX code calls ``p.impl``
+        to inline a primitive into the function being traced, it is the user's ``impl``
+        itself: its result is returned unchanged, so tracers stay tracers."""
+        if self.user_impl is not None and any(isinstance(v, (Array, _trace.Tracer))
+                                              for v in values):
+            return self.user_impl(*values, **params)
         if self.user_impl is not None:
             out = self.user_impl(*[_as_array(v) for v in values], **params)
             if self.multiple_results:

@@ -9,7 +9,7 @@ import weakref
 
 from xjax._src.core import dtypes, errors
 from xjax._src.core.ad_util import get_aval
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
+from xjax._src.core.jaxpr import NO_EFFECTS, ClosedJaxpr, Jaxpr
 from xjax._src.core.trace import Tracer, current_trace, set_current_trace  # noqa: F401
 
 
@@ -18,7 +18,7 @@ class Effect:
 
 
 Effects = collections.abc.Set
-no_effects: frozenset = frozenset()
+no_effects: frozenset = NO_EFFECTS
 
 
 class OpaqueTraceState:
