@@ -355,12 +355,38 @@ def test_mlir_binding_rules_are_refused_when_run():
     p.def_impl(lambda x: np.negative(x))
     p.def_abstract_eval(same_shape_aval)
 
-    def hlo_lowering(ctx, xc):  # would build hlo.NegOp(xc) with MLIR's bindings
-        raise AssertionError("never called")
+    def hlo_lowering(ctx, xc):  # builds hlo.NegOp(xc) with MLIR's bindings in JAX
+        return [mlir.hlo.NegOp(xc).result]
     assert mlir.register_lowering(p, hlo_lowering, platform="cpu") is hlo_lowering
     assert float(p.bind(3.0)) == -3.0  # eager uses impl
     with pytest.raises(NotImplementedError, match="lower_fun"):
         xjax.jit(p.bind)(3.0)
+
+
+def test_lowering_rule_emitting_a_python_callback():
+    # Equinox's noinline lowers this way: the rule sees JAX's ctx (avals, module_context)
+    # and emits a host call that receives NumPy arrays.
+    p = core.Primitive(fresh_name("host_cube"))
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x, n: [ShapedArray(x.shape, x.dtype)])
+    seen = []
+
+    def host(x, n):
+        seen.append((type(x), type(n)))
+        return (x ** int(n),)
+
+    def lowering(ctx, x, n):
+        assert ctx.avals_out[0].shape == (3,) and ctx.module_context.platforms == ("cpu",)
+        results, token, keepalive = mlir.emit_python_callback(
+            ctx, host, None, [x, n], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+        ctx.module_context.add_keepalive(keepalive)
+        assert token is None
+        return results
+    mlir.register_lowering(p, lowering)
+    x = np.array([1.0, 2.0, -3.0], np.float32)
+    out = xjax.jit(lambda x: p.bind(x, np.int32(3))[0] + 1)(x)
+    np.testing.assert_array_equal(np.asarray(out), x ** 3 + 1)
+    assert seen == [(np.ndarray, np.ndarray)]
 
 
 def test_lowering_only_primitive_runs_eagerly_through_xla():

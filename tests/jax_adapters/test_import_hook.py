@@ -126,6 +126,53 @@ def test_traceback_util_removes_registered_library_frames(tmp_path):
     assert out == ["auto", "0", "off", "2"]
 
 
+def test_traceback_filtering_modes_hide_xjax_frames_as_jax_hides_its_own(tmp_path):
+    # An error raised in user code under jit, leaving a library's api_boundary: JAX's
+    # frames (here xjax's) go, the user's stay, in each of JAX's modes.
+    library = tmp_path / "mylib.py"
+    library.write_text(textwrap.dedent("""
+        import jax._src.traceback_util as traceback_util
+
+        @traceback_util.api_boundary
+        def entry(f, x):
+            return jax.jit(f)(x)
+        import jax
+    """))
+    code = """
+        import sys, traceback
+        sys.path.insert(0, sys.argv[1])
+        import jax, mylib
+        from jax._src import traceback_util
+
+        def user(x):
+            raise ValueError("bad x")
+
+        def run():
+            try:
+                mylib.entry(user, 1.0)
+            except ValueError as e:
+                return e
+        def shown(tb):
+            return [f.f_code.co_filename.rsplit("/", 1)[-1] for f, _ in traceback.walk_tb(tb)
+                    if "__tracebackhide__" not in f.f_locals]
+        for mode in ("quiet_remove_frames", "remove_frames", "tracebackhide", "off"):
+            jax.config.update("jax_traceback_filtering", mode)
+            e = run()
+            files = shown(e.__traceback__)
+            xjax_frames = sum("xjax" in f.f_code.co_filename
+                              for f, _ in traceback.walk_tb(e.__traceback__))
+            print(mode, ",".join(files), xjax_frames > 0,
+                  type(e.__cause__).__name__, bool(getattr(e, "__notes__", None)))
+    """
+    lines = run_with_hook(code, str(tmp_path)).stdout.splitlines()
+    user_frames = "<string>,mylib.py,<string>"
+    assert lines[0] == f"quiet_remove_frames {user_frames} False NoneType True"
+    assert lines[1] == f"remove_frames {user_frames} False UnfilteredStackTrace False"
+    assert lines[2] == f"tracebackhide {user_frames} True NoneType False"
+    assert lines[3].startswith("off <string>,mylib.py,") and lines[3].endswith(
+        "True NoneType False")
+
+
 def test_replacing_backend_compile_and_load_routes_compiles_through_it():
     # Chex's restrict_backends replaces this function to forbid compiling for a platform.
     out = run_with_hook("""

@@ -130,6 +130,21 @@ def test_flax_style_use_with_debug_info():
     assert jaxpr.debug_info.arg_names == ["x"]  # the jaxpr's inputs: the unknown ones
 
 
+def test_unknown_key_array_inputs_and_outputs():
+    # Flax's scan over layers traces its body with the rng key as an unknown carry.
+    key = xjax.random.key(3)
+    f = lambda k, x: [xjax.random.fold_in(k, 7), x * 2.0, xjax.random.uniform(k, (2,))]
+    in_pvals = [pe.PartialVal.unknown(xjax.typeof(key)), pe.PartialVal.known(f32(2.0))]
+    jaxpr, out_pvals, consts = pe.trace_to_jaxpr_nounits(lu.wrap_init(f), in_pvals)
+    assert [p.is_known() for p in out_pvals] == [False, True, False]
+    assert out_pvals[0].get_aval() == xjax.typeof(key)
+    assert out_pvals[2].get_aval() == ShapedArray((2,), np.float32)
+    # the jaxpr maps the key's data to the unknown outputs (the new key's data first)
+    folded, sample = eval_jaxpr(jaxpr, consts, xjax.random.key_data(key))
+    np.testing.assert_array_equal(folded, xjax.random.key_data(xjax.random.fold_in(key, 7)))
+    np.testing.assert_array_equal(sample, xjax.random.uniform(key, (2,)))
+
+
 def test_known_values_under_jit_stay_known():
     seen = []
 

@@ -124,6 +124,25 @@ def test_operators_refuse_unknown_types():
         hash(x)
 
 
+def test_operators_take_objects_with_jax_array():
+    # As JAX (Flax's Variable holds a Python float and defines __jax_array__).
+    class Boxed:
+        def __init__(self, value):
+            self.value = value
+
+        def __jax_array__(self):
+            return jnp.asarray(self.value)
+
+    x = jnp.array([1.0, 2.0])
+    np.testing.assert_array_equal(x + Boxed(1.0), [2.0, 3.0])
+    np.testing.assert_array_equal(x - Boxed(1.0), [0.0, 1.0])
+    np.testing.assert_array_equal(x.__rsub__(Boxed(1.0)), [0.0, -1.0])
+    np.testing.assert_array_equal(x ** Boxed(2.0), [1.0, 4.0])
+    np.testing.assert_array_equal(x < Boxed(1.5), [True, False])
+    assert float(x @ Boxed(np.ones(2, np.float32))) == 3.0
+    np.testing.assert_array_equal(xjax.jit(lambda v: v * Boxed(3.0))(x), [3.0, 6.0])
+
+
 def test_numpy_operands_both_sides():
     x = jnp.ones(3)
     out = np.ones(3) + x

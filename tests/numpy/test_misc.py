@@ -334,6 +334,18 @@ def test_buffers_files_printing(tmp_path):
     assert jnp.ComplexWarning is np.exceptions.ComplexWarning
 
 
+def test_load_reads_bfloat16_saved_as_two_byte_void():
+    # NumPy saves bfloat16 with descr '|V2'; JAX's load views it as bfloat16 again.
+    buffer = io.BytesIO()
+    jnp.save(buffer, jnp.array([1.5, -2.0], dtype=jnp.bfloat16))
+    buffer.seek(0)
+    assert np.load(buffer).dtype == np.dtype("V2")
+    buffer.seek(0)
+    loaded = jnp.load(buffer)
+    assert loaded.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(loaded, np.float32), [1.5, -2.0])
+
+
 def test_compress_size_beyond_the_axis_raises_as_jax():
     cond = np.array([True, False, True])
     with pytest.raises(ValueError, match="size must be positive and not greater"):

@@ -108,6 +108,21 @@ def test_checkpoint_recomputes_and_agrees():
     assert text.count("= sin ") >= 3
 
 
+def test_checkpoint_traces_its_arguments_even_eagerly():
+    # As JAX (Flax's nn.remat with static_argnums=() relies on it): a Python bool argument
+    # becomes a tracer unless it is static.
+    seen = []
+
+    def f(x, train):
+        seen.append(train)
+        return x * 2.0
+
+    assert float(xjax.checkpoint(f)(1.5, True)) == 3.0
+    assert float(xjax.checkpoint(f, static_argnums=(1,))(1.5, True)) == 3.0
+    assert isinstance(seen[0], Tracer) and seen[0].dtype == np.bool_
+    assert seen[1] is True
+
+
 def test_linear_transpose():
     f_t = xjax.linear_transpose(lambda x, y: 2.0 * x + y, 1.0, 1.0)
     assert f_t(1.0) == (2.0, 1.0)

@@ -545,3 +545,17 @@ def test_copy_to_host_async_returns_its_argument():
 def test_version_module():
     assert xjax.version.__version__ == xjax.__version__
     assert isinstance(xjax.version._version, str)
+
+
+def test_parse_flags_with_absl_reads_jax_flags_before_the_separator(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["prog.py", "--jax_debug_infs", "--other=1",
+                                      "--jax_default_matmul_precision=highest", "--",
+                                      "--jax_log_compiles=true"])
+    try:
+        xjax.config.parse_flags_with_absl()
+        assert config.jax_debug_infs is True
+        assert config.jax_default_matmul_precision == "highest"
+        assert config.jax_log_compiles is False  # after '--': the program's own arguments
+    finally:
+        config.update("jax_debug_infs", False)
+        config.update("jax_default_matmul_precision", None)

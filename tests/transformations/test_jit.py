@@ -44,6 +44,23 @@ def test_static_argnums_partial_and_argnames():
     np.testing.assert_array_equal(g(arr([1, 2]), 4), [4, 8])  # positional use of a static name
 
 
+def test_static_argnums_and_argnames_both_given_are_not_inferred_from_each_other():
+    # As JAX (Flax's nn.jit relies on it): 'b' is static only when passed by keyword, and
+    # position 1 stays dynamic although the signature (through __wrapped__) names it 'b'.
+    seen = []
+
+    @functools.wraps(lambda a, b: None)
+    def f(*args, **kwargs):
+        seen.append(args[1] if len(args) > 1 else kwargs["b"])
+        return args[0]
+
+    jitted = xjax.jit(f, static_argnums=(), static_argnames=["b"])
+    jitted(1.0, b="hi")
+    jitted(1.0, [2.0, 3.0])  # unhashable: an error if position 1 were static
+    assert seen[0] == "hi"
+    assert all(isinstance(v, xjax.core.Tracer) for v in seen[1])
+
+
 def test_unhashable_static_argument_is_a_clear_error():
     f = xjax.jit(lambda x, s: x, static_argnums=1)
     with pytest.raises(ValueError, match="Non-hashable static arguments"):

@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import itertools
 import os
+import sys
 
 from xjax._src.runtime import client
 
@@ -265,6 +267,34 @@ class Config:
     def read(self, name: str):
         return self.__dict__[name]
 
+    def parse_flags_with_absl(self) -> None:
+        """Set flags from ``--jax_<name>=<value>`` command-line arguments (those before a
+        ``--``), and mark absl's flags as parsed when absl is installed, as JAX does (test
+        files call this so absltest's ``--test_tmpdir`` and friends are readable).
+
+        Examples
+        --------
+        >>> import sys, xjax
+        >>> argv, sys.argv = sys.argv, ["train.py", "--jax_debug_nans=true"]
+        >>> xjax.config.parse_flags_with_absl()
+        >>> xjax.config.jax_debug_nans
+        True
+        >>> sys.argv = argv
+        >>> xjax.config.update("jax_debug_nans", False)
+        """
+        arguments = itertools.takewhile(lambda a: a != "--", sys.argv[1:])
+        for argument in arguments:
+            if argument.startswith("--jax_"):
+                name, _, text = argument[2:].partition("=")
+                if name in _DEFAULTS:
+                    self.update(name, _flag_value(name, text))
+        try:  # absl is optional: only programs that use absltest have it
+            import absl.flags
+        except ImportError:
+            return
+        if not absl.flags.FLAGS.is_parsed():
+            absl.flags.FLAGS([sys.argv[0] if sys.argv else ""], known_only=True)
+
     def add_listener(self, listener) -> None:
         self._listeners.append(listener)
 
@@ -279,6 +309,18 @@ class Config:
         finally:
             for name, value in old.items():
                 self.update(name, value)
+
+
+def _flag_value(name: str, text: str):
+    """A command-line flag's text as a value of the flag's type (``--jax_x`` alone: True)."""
+    default = _DEFAULTS[name]
+    if isinstance(default, bool) or (default is None and text.lower() in ("true", "false")):
+        return text == "" or text.lower() in ("1", "true", "t", "yes", "y", "on")
+    if isinstance(default, int) and not isinstance(default, enum.Enum):
+        return int(text)
+    if isinstance(default, float):
+        return float(text)
+    return text
 
 
 config = Config()

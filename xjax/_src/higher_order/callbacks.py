@@ -131,15 +131,49 @@ class _HostFunction:
         return hash(self._key())
 
 
+class _NumpyHostFunction(_HostFunction):
+    """A host function called with the operands as NumPy arrays (JAX's lowering-level
+    ``emit_python_callback`` convention), its results checked as any callback's."""
+
+    __slots__ = ()
+
+    def __call__(self, *values):
+        operands = [np.asarray(v, a.dtype) for v, a in zip(values, self.avals_in, strict=True)]
+        return _check_results(self.callback(*operands), self.result_avals)
+
+    def __eq__(self, other):
+        return type(other) is _NumpyHostFunction and self._key() == other._key()
+
+    __hash__ = _HostFunction.__hash__
+
+
 def _emit_host_callback(ctx, operands, callback, result_avals, *, side_effect, ordered):
+    host_function = _HostFunction(callback, ctx.avals_in, result_avals)
+    return _emit_host_function(ctx, operands, host_function, side_effect=side_effect,
+                               ordered=ordered)
+
+
+def emit_numpy_callback(ctx, operands, operand_avals, callback, result_avals, *,
+                        side_effect: bool) -> list:
+    """Emit, into the lowering ``ctx``, a call of ``callback`` on the host: it receives
+    ``operands`` as NumPy arrays of ``operand_avals`` and returns a sequence of arrays of
+    ``result_avals``. The results' values (builder values), in order."""
+    if side_effect:
+        raise NotImplementedError("a side-effecting host callback emitted by a lowering rule "
+                                  "is not supported: use io_callback in the function")
+    host_function = _NumpyHostFunction(callback, operand_avals, result_avals)
+    return _emit_host_function(ctx, operands, host_function, side_effect=side_effect,
+                               ordered=False)
+
+
+def _emit_host_function(ctx, operands, host_function, *, side_effect, ordered):
     if ffi.HOST_CALLBACK_TARGET not in ffi.ffi_targets("cpu"):
         raise NotImplementedError("host callbacks under jit need the CPU plugin's FFI "
                                   "extension, which this plugin lacks")
     builder = ctx.builder
-    callback_id = ffi.register_host_callback(
-        _HostFunction(callback, ctx.avals_in, result_avals))
+    callback_id = ffi.register_host_callback(host_function)
     operands = list(operands)
-    result_types = [aval_type(a) for a in result_avals]
+    result_types = [aval_type(a) for a in host_function.result_avals]
     # Every side-effecting callback joins the block's token chain, not only ordered ones:
     # XLA may otherwise run two independent prints in either order (JAX allows that for
     # unordered effects; program order is what users read their prints in).

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import copy
 
-from xjax._src.core.ad_util import get_aval
 from xjax._src.core.jaxpr import Jaxpr
 from xjax._src.core.trace import current_trace, set_current_trace
 from xjax._src.interpreters.partial_eval import PartialStagingTrace, dce_eqns
 from xjax._src.interpreters.staging import DebugInfo
+from xjax._src.numpy import extended
+from xjax._src.transformations.eval_shape import typeof
 
 __all__ = ["PartialVal", "dce_jaxpr", "trace_to_jaxpr_nounits"]
 
@@ -71,7 +72,7 @@ class PartialVal(tuple):
 
     def get_aval(self):
         """The abstract value: the unknown one's, or the known value's."""
-        return get_aval(self[1]) if self[0] is None else self[0]
+        return typeof(self[1]) if self[0] is None else self[0]
 
 
 def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
@@ -99,22 +100,32 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
     """
     in_knowns = [pval.is_known() for pval in pvals]
     trace = PartialStagingTrace(current_trace(), _unknown_args_info(fun, in_knowns))
-    args = [pval.get_known() if pval.is_known() else trace.new_arg(pval.get_aval())
+    args = [pval.get_known() if pval.is_known() else _new_arg(trace, pval.get_aval())
             for pval in pvals]
     try:
         with set_current_trace(trace):
             outs = list(getattr(fun, "call_wrapped", fun)(*args))
         if isinstance(instantiate, bool):
             instantiate = [instantiate] * len(outs)
+        # a key array is staged as its data
+        data = [extended.data_of(out) if extended.is_extended(out) else out for out in outs]
         staged = [inst or trace.is_unknown(out)
-                  for out, inst in zip(outs, instantiate, strict=True)]
+                  for out, inst in zip(data, instantiate, strict=True)]
         with set_current_trace(trace):
-            closed = trace.to_jaxpr([out for out, s in zip(outs, staged) if s])
+            closed = trace.to_jaxpr([out for out, s in zip(data, staged) if s])
     finally:
         trace.active = False
-    out_pvals = [PartialVal.unknown(get_aval(out)) if s else PartialVal.known(out)
+    out_pvals = [PartialVal.unknown(typeof(out)) if s else PartialVal.known(out)
                  for out, s in zip(outs, staged)]
     return closed.jaxpr, out_pvals, tuple(closed.consts)
+
+
+def _new_arg(trace, aval):
+    """An unknown argument of ``aval``; a key array over its data for a key aval (xjax's
+    jaxprs hold key data, as JAX's lowered programs do)."""
+    if extended.is_extended_dtype(aval.dtype):
+        return extended.wrap_data(aval.dtype, trace.new_arg(extended.physical_aval(aval)))
+    return trace.new_arg(aval)
 
 
 def _unknown_args_info(fun, in_knowns):

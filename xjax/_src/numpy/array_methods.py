@@ -2,8 +2,9 @@
 
 ``core`` never imports upward (DESIGN.md §6): this module installs them on both classes when
 ``xjax.numpy`` is imported, so user code cannot tell an Array from a tracer except through
-concreteness. Operators return ``NotImplemented`` for operands they do not know (Python lists
-included), so Python raises its usual TypeError.
+concreteness. An operand with ``__jax_array__`` (Flax's Variable) is used as the array it
+gives, as in JAX; operators return ``NotImplemented`` for other operands they do not know
+(Python lists included), so Python raises its usual TypeError.
 """
 
 from __future__ import annotations
@@ -29,10 +30,21 @@ def _known(other) -> bool:
     return type(other) in _OPERAND_TYPES or isinstance(other, _OPERAND_CLASSES)
 
 
+def _as_operand(other):
+    """``other`` as an operand, or NotImplemented when the operator should defer to it."""
+    if _known(other):
+        return other
+    if hasattr(other, "__jax_array__"):
+        return other.__jax_array__()
+    return NotImplemented
+
+
 def _forward(fn):
     def op(self, other):
         if type(other) not in _OPERAND_TYPES and not isinstance(other, _OPERAND_CLASSES):
-            return NotImplemented
+            other = _as_operand(other)
+            if other is NotImplemented:
+                return NotImplemented
         return fn(self, other)
     return op
 
@@ -40,7 +52,9 @@ def _forward(fn):
 def _reflected(fn):
     def op(self, other):
         if type(other) not in _OPERAND_TYPES and not isinstance(other, _OPERAND_CLASSES):
-            return NotImplemented
+            other = _as_operand(other)
+            if other is NotImplemented:
+                return NotImplemented
         return fn(other, self)
     return op
 
@@ -67,13 +81,15 @@ def _binary_operators() -> dict:
 def _pow(self, other, mod=None):
     if mod is not None:
         raise NotImplementedError("pow() with a modulus is not supported for JAX arrays")
-    if not _known(other):
+    other = _as_operand(other)
+    if other is NotImplemented:
         return NotImplemented
     return ufuncs.power(self, other)
 
 
 def _rpow(self, other, mod=None):
-    if not _known(other):
+    other = _as_operand(other)
+    if other is NotImplemented:
         return NotImplemented
     return ufuncs.power(other, self)
 

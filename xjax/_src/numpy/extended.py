@@ -87,6 +87,18 @@ def data_of(x):
     return _LAYOUTS_BY_TYPE[type(x)].data_of(x)
 
 
+def physical_aval(aval) -> ShapedArray:
+    """The aval of the data behind arrays of ``aval``, of an extended dtype (``key<fry>[3]``:
+    ``uint32[3,2]``)."""
+    layout = _LAYOUTS_BY_DTYPE[aval.dtype]
+    return ShapedArray((*aval.shape, *layout.element_shape), layout.element_dtype)
+
+
+def wrap_data(dtype, data):
+    """An array of extended ``dtype`` over its physical ``data`` (no checks)."""
+    return _LAYOUTS_BY_DTYPE[dtype].wrap(data)
+
+
 def promotion_error(dtype) -> ValueError:
     """JAX's error for an extended array meeting an operand of another dtype."""
     return ValueError(f"dtype={dtype} is not a valid dtype for JAX type promotion.")

@@ -20,11 +20,17 @@ savez = np.savez
 
 def load(file, *args, **kwargs):
     """``numpy.load``, with arrays returned as xjax arrays (``.npz`` archives stay lazy
-    NumPy containers)."""
+    NumPy containers).
+
+    NumPy writes bfloat16 arrays as two-byte void (``|V2``) since it has no name for the
+    type; as JAX does, such arrays are read back as bfloat16.
+    """
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
         if out.dtype == object:
             return out
+        if out.dtype == np.dtype("V2"):
+            out = out.view(jnp.bfloat16)
         return jnp.asarray(out)
     return out
 

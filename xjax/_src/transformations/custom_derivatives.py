@@ -824,8 +824,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     @wraps(fun)
     def remat_fun(*args, **kwargs):
         nums = _normalized_static_argnums(static_argnums, len(args))
-        if _at_top_level():
-            return fun(*args, **kwargs)
+        # traced even eagerly, as JAX: fun sees tracers for its non-static arguments
         static, dynamic = _split(args, nums)
         n_dynamic = len(dynamic)
 

@@ -129,8 +129,8 @@ def _cache_for(fun) -> dict:
 class PjitFunction:
     """The callable ``jit(fun)`` returns (named as JAX names its type, which libraries test)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 donate_argnames=(), keep_unused=False, inline=False):
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                 donate_argnames=None, keep_unused=False, inline=False):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         wraps(fun)(self)  # first: the attributes set below must win over fun's
@@ -351,8 +351,8 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
-def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static_argnums=(),
-        static_argnames=(), donate_argnums=(), donate_argnames=(), keep_unused=False,
+def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
         device=None, backend=None, inline=False, compiler_options=None, **unsupported):
     """Compile ``fun`` with XLA: trace it once per signature to a jaxpr and run the executable.
 
@@ -362,6 +362,7 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
         A pure function of arrays (pytrees of arrays) returning arrays.
     static_argnums, static_argnames : int or str, or sequences of them
         Arguments that are hashable Python values baked into the trace; a new value retraces.
+        When only one is given, the other is inferred through the signature, as in JAX.
     donate_argnums, donate_argnames : int or str, or sequences of them
         Arguments whose buffers XLA may reuse for the results (each inferred from the other
         through the signature, as in JAX). A donated input aliases an output of identical
@@ -408,8 +409,8 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
     if in_shardings is UNSPECIFIED and out_shardings is UNSPECIFIED:
         return jitted
     return jit_shardings.sharded(fun, jitted, in_shardings, out_shardings,
-                                 _resolve_static(_signature(fun), _as_tuple(static_argnums),
-                                                 _as_tuple(static_argnames))[0])
+                                 _resolve_static(_signature(fun), static_argnums,
+                                                 static_argnames)[0])
 
 
 def shape_structs(out_tree, avals):
@@ -483,22 +484,21 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _resolve_static(signature, static_argnums, static_argnames):
-    """Static positions and names, each inferred from the other as JAX does."""
-    nums = set(_as_tuple(static_argnums))
-    names = set(_as_tuple(static_argnames))
-    if signature is not None:
-        params = list(signature.parameters.values())
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
-        n = len(positional)
-        nums = {i + n if i < 0 else i for i in nums}
-        for i in list(nums):
-            if i < n:
-                names.add(positional[i].name)
-        for i, p in enumerate(positional):
-            if p.name in names:
-                nums.add(i)
+def _resolve_static(signature, argnums, argnames):
+    """Positions and names of the static (or donated) arguments. As JAX does, when only one
+    of the two is given (not None), the other is inferred through ``signature`` from its
+    positional-or-keyword parameters; when both are given, they are taken as they are."""
+    nums, names = set(_as_tuple(argnums)), set(_as_tuple(argnames))
+    if signature is None:
+        return frozenset(nums), frozenset(names)
+    params = list(signature.parameters.values())
+    n_positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    nums = {i + n_positional if i < 0 else i for i in nums}
+    either = [(i, p.name) for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if argnums is None and argnames is not None:
+        nums = {i for i, name in either if name in names}
+    elif argnames is None and argnums is not None:
+        names = {name for i, name in either if i in nums}
     return frozenset(nums), frozenset(names)
 
 

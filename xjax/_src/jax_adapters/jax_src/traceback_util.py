@@ -1,20 +1,31 @@
 """``jax._src.traceback_util``: libraries mark their own files for removal from the
 tracebacks of errors that pass through an :func:`api_boundary`, as JAX does for its own.
 
-The filtering mode is the ``jax_traceback_filtering`` flag; ``"off"`` keeps every frame.
-xjax's own frames are not removed (xjax registers none of its files).
+xjax's own files are excluded from the start, as JAX's are, so an error leaving a library's
+entry point shows the user's frames only. The mode is the ``jax_traceback_filtering`` flag:
+``"off"`` keeps every frame; ``"tracebackhide"`` marks the excluded frames with a
+``__tracebackhide__`` local (for pytest and IPython); ``"remove_frames"`` drops them and
+chains the whole traceback as an :class:`UnfilteredStackTrace` cause; ``"quiet_remove_frames"``
+(the default) drops them and says so in a note.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import threading
+import traceback
 import types
 
 from xjax._src.core.config import config
 
-_exclude_paths: list[str] = []
+# xjax's package directory (with a trailing separator: not a sibling named xjax_something)
+_XJAX_DIRECTORY = str(pathlib.Path(__file__).resolve().parents[3]) + os.sep
+_exclude_paths: list[str] = [_XJAX_DIRECTORY]
+_FILTERED_NOTE = ("--------------------\nFor simplicity, xjax has removed its internal frames "
+                  "from the traceback of the following exception. Set "
+                  "JAX_TRACEBACK_FILTERING=off to include these.")
 
 
 class UnfilteredStackTrace(Exception):
@@ -73,15 +84,42 @@ def api_boundary(fun=None, *, repro_api_name=None, repro_user_func=False):
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841  (read by pytest and IPython)
         _depth.value += 1
         try:
             return fun(*args, **kwargs)
         except Exception as error:
-            if _depth.value > 1 or _filtering_mode() == "off" or not _exclude_paths:
+            mode = _filtering_mode()
+            if _depth.value > 1 or mode == "off":
                 raise
-            raise error.with_traceback(filter_traceback(error.__traceback__)) from \
-                error.__cause__
+            if mode == "tracebackhide":
+                _hide_excluded_frames(error.__traceback__)
+                raise
+            _remove_excluded_frames(error, mode)
+            raise  # a bare raise adds no frame of this file to the filtered traceback
         finally:
             _depth.value -= 1
 
     return wrapped
+
+
+def _hide_excluded_frames(tb) -> None:
+    for frame, _ in traceback.walk_tb(tb):
+        if not include_frame(frame):
+            frame.f_locals["__tracebackhide__"] = True
+
+
+def _remove_excluded_frames(error: BaseException, mode: str) -> None:
+    """Filter ``error``'s traceback in place; keep the whole one as its cause
+    (``remove_frames``) or add a note saying frames were removed."""
+    unfiltered = error.__traceback__
+    error.with_traceback(filter_traceback(unfiltered))
+    if mode != "remove_frames":
+        error.add_note(_FILTERED_NOTE)
+        return
+    whole = UnfilteredStackTrace("".join(traceback.format_exception_only(error)).strip()
+                                 + "\n\nThe preceding is the original exception that "
+                                 "occurred, unmodified.\n\n--------------------")
+    whole.__cause__, whole.__context__ = error.__cause__, error.__context__
+    whole.__suppress_context__ = error.__suppress_context__
+    error.__cause__ = whole.with_traceback(unfiltered)

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 from xjax._src.core import pytree
 from xjax._src.core.tree_util import *  # noqa: F401,F403
+from xjax._src.core.tree_util import prefix_errors  # noqa: F401  (Flax's tests import it)
 
 _BUILT_IN_NODES = (tuple, list, dict, type(None))
 
