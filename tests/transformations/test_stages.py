@@ -112,6 +112,9 @@ def test_cost_analysis_estimates():
     assert costs["bytes accessed"] == 3 * 64
     costs = xjax.jit(lambda a: jnp.exp(a).sum()).lower(x).compile().cost_analysis()
     assert costs["transcendentals"] == 16 and costs["flops"] == 15
+    # a compare and a select per element (XLA counts both; Flax's tabulate reads these)
+    costs = xjax.jit(lambda a: jnp.where(a > 0, a, 0.0)).lower(x).cost_analysis()
+    assert costs["flops"] == 2 * 16
 
 
 def test_matches_jax_structures():

@@ -355,7 +355,7 @@ _TRANSCENDENTAL = {"exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", 
                    "erf_inv", "lgamma", "digamma"}
 _FREE = {"reshape", "broadcast_in_dim", "transpose", "squeeze", "expand_dims",
          "convert_element_type", "slice", "dynamic_slice", "dynamic_update_slice",
-         "concatenate", "pad", "select_n", "iota", "copy", "copy_p", "gather", "rev",
+         "concatenate", "pad", "iota", "copy", "copy_p", "gather", "rev",
          "bitcast_convert_type", "stop_gradient"}
 
 
@@ -384,6 +384,8 @@ def _jaxpr_costs(jaxpr, scale: float, totals: dict) -> None:
             totals["flops"] += scale * max(_size(eqn.invars[0].aval) - out, 0)
         elif name in _TRANSCENDENTAL:
             totals["transcendentals"] += scale * out
+        elif name == "select_n":  # one elementwise select per case after the first, as XLA
+            totals["flops"] += scale * out * max(len(eqn.invars) - 2, 1)
         elif name not in _FREE:
             totals["flops"] += scale * out
 
