@@ -242,6 +242,10 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, uniq
     operand_aval, index_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
     b = ctx.builder
+    if 0 in out_aval.shape:
+        # StableHLO rejects a slice size over an empty operand dimension that JAX's shape
+        # rule allows (a batching dimension of size 0 keeps slice size 1); nothing is read
+        return _splat(b, 0, out_aval.dtype, out_aval.shape)
     out = b.op1("stablehlo.gather", [operand, indices], aval_type(out_aval),
                 _gather_attrs(dn, index_aval.ndim - 1, slice_sizes, indices_are_sorted))
     if mode != GatherScatterMode.FILL_OR_DROP:
@@ -303,7 +307,8 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
         x, indices = move_axis(x, dx, 0), move_axis(indices, di, 0)
         operand_batching = (0, *operand_batching)
         indices_batching = (0, *shift_axes(indices_batching))
-        slice_sizes = (1, *slice_sizes)
+        # as JAX: an empty batch keeps the slice within the operand's empty dimension
+        slice_sizes = (min(1, get_aval(x).shape[0]), *slice_sizes)
     new_dn = type(dn)(offset_dims=offset_dims, collapsed_slice_dims=collapsed,
                       start_index_map=index_map, operand_batching_dims=operand_batching,
                       start_indices_batching_dims=indices_batching)
@@ -656,44 +661,18 @@ def _scatter_transpose(ct, operand, indices, updates, **params):
     return [ct_operand, None, ct_updates]
 
 
-def _product_of_others(operand, indices, updates, params):
-    """For every update element, the product of the other updates landing on its position.
-
-    A product free of zeros is divided by the update; the zero updates' product multiplies
-    back as a polynomial, so derivatives of any order are exact unless two or more updates
-    at one position are exactly zero (then the second and higher ones are not)."""
-    updates_shape = tuple(updates.shape)
-    zeros, ones = _zeros(updates), full(updates_shape, 1, updates.dtype)
-    is_zero = eq(updates, zeros)
-    nonzero_part = select_n(is_zero, updates, ones)
-    zero_part = select_n(is_zero, ones, updates)
-
-    def product_at_position(values):
-        product = scatter_mul_p.bind(full(operand.shape, 1, operand.dtype), indices, values,
-                                     **params)
-        return _read_back(product, indices, updates_shape, params)
-
-    nonzero_product = product_at_position(nonzero_part)
-    others_nonzero = select_n(is_zero, div(nonzero_product, nonzero_part),
-                                  nonzero_product)
-    n_zeros = _add_into(_zeros(operand), indices, select_n(is_zero, zeros, ones), params)
-    n_zeros = _read_back(n_zeros, indices, updates_shape, params)
-    alone = select_n(eq(n_zeros, ones), zeros, ones)  # this zero is the only one
-    others_zero = select_n(is_zero, product_at_position(zero_part), alone)
-    return mul(others_nonzero, others_zero)
-
-
 def _scatter_mul_jvp(primals, tangents, **params):
-    """Linear in the operand; in the updates: the operand times the scatter-add of each
-    update's tangent scaled by the product of the other updates at its position."""
+    """Linear in the operand; in the updates (only where the indices are promised unique,
+    as in JAX): the operand times the scatter-add of the updates' tangents."""
     operand, indices, updates = primals
     t_operand, _, t_updates = tangents
+    if type(t_updates) is not Zero and not params["unique_indices"]:
+        raise NotImplementedError(
+            "scatter_mul gradients are only implemented if `unique_indices=True`")
     ans = scatter_mul_p.bind(*primals, **params)
     out = Zero(tangents[0].aval) if type(t_operand) is Zero else \
         scatter_mul_p.bind(t_operand, indices, updates, **params)
     if type(t_updates) is not Zero:
-        if not params["unique_indices"]:
-            t_updates = mul(_product_of_others(operand, indices, updates, params), t_updates)
         scattered = _add_into(_zeros(operand), indices, t_updates, params)
         out = add_tangents(out, mul(operand, scattered))
     return ans, out

@@ -384,10 +384,8 @@ def squeeze(array, dimensions):
     (3,)
     """
     ndim = np.ndim(array)
-    dims = index_tuple(dimensions)
-    if len(set(dims)) != len(dims):
-        raise ValueError(f"dimensions are not unique: {dims}")
-    dims = tuple(sorted(canonicalize_axis(d, ndim) for d in dims))
+    # as JAX: axes out of range first; the primitive's rule rejects repeated ones
+    dims = tuple(sorted(canonicalize_axis(d, ndim) for d in index_tuple(dimensions)))
     if not dims and type(array) is Array:
         return array
     return squeeze_p.bind(as_operand(array), dimensions=dims)

@@ -267,7 +267,8 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
                                        start_index_map=tuple(range(1, rank + 1)),
                                        operand_batching_dims=(0,),
                                        start_indices_batching_dims=(0,))
-        sizes = (1, *slice_sizes)
+        # as JAX's gather batching: an empty batch keeps the slice within it
+        sizes = (min(1, size), *slice_sizes)
     return gather(x, indices, dnums, sizes, mode=GatherScatterMode.CLIP), 0
 
 

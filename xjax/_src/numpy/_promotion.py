@@ -12,6 +12,7 @@ operands that already have the result's dtype.
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -22,6 +23,8 @@ from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.config import config
 from xjax._src.core.trace import Tracer, ctx as trace_ctx
+# one axis check for all of xjax: JAX's plain ValueError (never NumPy's AxisError)
+from xjax._src.lax.shape import canonicalize_axis as canonicalize_axis
 from xjax._src.transformations.debug_flags import guard_host_to_device
 
 _PY_SCALARS = frozenset((bool, int, float, complex))
@@ -319,6 +322,9 @@ def promote_shapes(fun_name: str, *args) -> list:
         if policy == "raise":
             raise ValueError(msg.replace("{policy}", policy))
         warnings.warn(msg.replace("{policy}", policy), stacklevel=3)
+    # as JAX: shapes of different ranks that do not broadcast are NumPy's ValueError here,
+    # before lax's TypeError (which only equal ranks reach)
+    lax.broadcast_shapes(*(aval_of(x).shape for x in args))
     out = []
     for x, r in zip(args, ranks, strict=True):
         if r == rank or r == 0:
@@ -402,17 +408,14 @@ def _dim_as_int(d) -> int:
     return int(d.__index__())
 
 
-def canonicalize_axis(axis, ndim: int) -> int:
-    """``axis`` in ``[0, ndim)``; negative axes count from the end."""
-    try:
-        axis = int(axis.__index__())
-    except AttributeError:
-        raise TypeError(f"axis must be an integer, got {axis!r}") from None
-    if not -ndim <= axis < ndim:
-        # NumPy's AxisError is both a ValueError (what jnp.sum raises) and an IndexError
-        # (what jnp.mean/var/std/argmax raise, indexing the shape first)
-        raise np.exceptions.AxisError(axis, ndim)
-    return axis + ndim if axis < 0 else axis
+def check_axis_in_shape(axis, ndim: int) -> None:
+    """The IndexError of JAX's functions that read an axis' length from the shape tuple
+    before checking the axis (mean, var, std without ``where``; argmax, argmin; split)."""
+    if axis is None:
+        return
+    for a in axis if isinstance(axis, (tuple, list)) else (axis,):
+        if not -ndim <= operator.index(a) < ndim:
+            raise IndexError("tuple index out of range")
 
 
 def canonicalize_axes(axis, ndim: int) -> tuple:

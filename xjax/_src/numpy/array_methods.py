@@ -182,17 +182,64 @@ def _view(self, dtype=None, type=None):
     if dtype is None:
         return self
     target = dtypes.check_and_canonicalize_user_dtype(dtype, "view", stacklevel=3)
-    source = aval_of(self).dtype
+    return _view_as(self, target)
+
+
+def _view_as(x, target):
+    """``x``'s bytes as ``target``: as NumPy, the last axis stretches or shrinks by the
+    ratio of the item sizes (JAX's errors where it cannot)."""
+    source, shape = aval_of(x).dtype, aval_of(x).shape
+    bits_in, bits_out = dtypes.itemsize_bits(source), dtypes.itemsize_bits(target)
     if source == target:
-        return self
-    if source.itemsize != target.itemsize:
-        raise NotImplementedError("array.view() between dtypes of different sizes is not "
-                                  f"supported ({source} to {target}).")
+        return x
+    if not shape:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is "
+                             "unchanged.")
+        return lax.squeeze(_view_as(lax.expand_dims(x, (0,)), target), (0,))
+    if (shape[-1] * bits_in) % bits_out:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                         "total size in bytes of the last axis of the array.")
+    # bitcast_convert_type takes neither bool nor complex: view them through uint8 or
+    # their interleaved real and imaginary parts
     if source == dtypes.bool_:
-        self = lax_convert(self, np.dtype(np.uint8), False)
+        return _view_as(lax_convert(x, np.dtype(np.uint8), False), target)
+    if dtypes.is_complex(source):
+        return _view_as(_interleaved(x), target)
     if target == dtypes.bool_:
-        return lax_convert(lax.bitcast_convert_type(self, np.dtype(np.uint8)), target, False)
-    return lax.bitcast_convert_type(self, target)
+        return lax_convert(_view_as(x, np.dtype(np.uint8)), target, False)
+    if dtypes.is_complex(target):
+        return _paired(_view_as(x, np.dtype(np.finfo(target).dtype)))
+    return _bitcast_last_axis(x, target, bits_in, bits_out)
+
+
+def _interleaved(z):
+    """The real and imaginary parts of complex ``z`` alternating along its last axis."""
+    shape, last = aval_of(z).shape, len(aval_of(z).shape)
+    parts = [lax.expand_dims(part(z), (last,)) for part in (lax.real, lax.imag)]
+    return lax.reshape(lax.concatenate(parts, last), (*shape[:-1], 2 * shape[-1]))
+
+
+def _paired(x):
+    """Complex numbers from the alternating real and imaginary parts of ``x``'s last axis."""
+    shape = aval_of(x).shape
+    pairs = lax.reshape(x, (*shape[:-1], shape[-1] // 2, 2))
+    real, imag = (lax.index_in_dim(pairs, i, axis=len(shape), keepdims=False) for i in (0, 1))
+    return lax.complex(real, imag)
+
+
+def _bitcast_last_axis(x, target, bits_in, bits_out):
+    """bitcast_convert_type, which adds (or takes) a trailing axis for a smaller (larger)
+    item, folded into the last axis."""
+    shape = aval_of(x).shape
+    if bits_in < bits_out:
+        factor = bits_out // bits_in
+        x = lax.reshape(x, (*shape[:-1], shape[-1] // factor, factor))
+        return lax.bitcast_convert_type(x, target)
+    out = lax.bitcast_convert_type(x, target)
+    if bits_in > bits_out:
+        out = lax.reshape(out, (*shape[:-1], shape[-1] * (bits_in // bits_out)))
+    return out
 
 
 def _flat(self):

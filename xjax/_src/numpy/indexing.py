@@ -476,6 +476,35 @@ def _dynamic(arr, entries):
 # take
 
 
+def _take_axis(axis, ndim: int) -> int:
+    """The canonical axis; out of range, JAX's take functions raise a plain ValueError (not
+    NumPy's AxisError, which is an IndexError too)."""
+    try:
+        return canonicalize_axis(axis, ndim)
+    except np.exceptions.AxisError as error:
+        raise ValueError(str(error)) from None
+
+
+def _clamped(indices, n: int):
+    """``indices`` clamped into ``[0, n)`` in their own dtype (whose maximum may be below
+    ``n``): what a gather in mode 'clip' or 'promise_in_bounds' reads, with no negative index
+    left for ``rewriting_take`` to count from the end."""
+    top = min(max(n - 1, 0), int(np.iinfo(aval_of(indices).dtype).max))
+    return lax.clamp(const(indices, 0), indices, const(indices, top))
+
+
+def _unwrapped(indices, n: int, mode):
+    """Indices that ``rewriting_take`` reads as JAX's gather reads ``indices`` with negative
+    entries left as they are: clamped where the mode clamps, else out of bounds."""
+    if _mode(mode) in (lax.GatherScatterMode.CLIP, lax.GatherScatterMode.PROMISE_IN_BOUNDS):
+        return _clamped(indices, n)
+    if dtypes.is_unsigned(aval_of(indices).dtype):
+        return indices
+    # widened first, so that n itself is a valid (out-of-bounds) index value
+    indices = convert_element_type(indices, _index_dtype([indices]), False)
+    return lax.select(lax.lt(indices, const(indices, 0)), lax.full_like(indices, n), indices)
+
+
 @moves_elements("a")
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
@@ -483,7 +512,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
 
     ``mode`` defaults to 'fill': out-of-bounds indices give ``fill_value`` (NaN for floats,
     the minimum value of signed integers, the maximum of unsigned ones). 'clip' clamps and
-    'wrap' wraps around.
+    'wrap' wraps around. Under 'clip' a negative index is clamped to 0, not counted from the
+    end (as in JAX).
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
@@ -492,7 +522,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if axis is None:
         from xjax._src.numpy.shape_ops import ravel  # shape_ops imports this module
         a, axis = ravel(a), 0
-    axis = canonicalize_axis(axis, len(_shape(a)))
+    axis = _take_axis(axis, len(_shape(a)))
     indices = to_jax(indices)
     index_dtype = aval_of(indices).dtype
     if not (dtypes.is_integer(index_dtype) or index_dtype == dtypes.bool_):
@@ -512,15 +542,22 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         mode = "fill"
     if _shape(a)[axis] == 0 and math.prod(_shape(indices)):
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    if mode == "clip":  # JAX's gather clamps the indices as given
+        indices = _clamped(indices, _shape(a)[axis])
     index = (slice(None),) * axis + (indices,)
     return rewriting_take(a, index, mode=mode, fill_value=fill_value,
                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
 @moves_elements("arr")
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """Elements of ``arr`` at ``indices`` along ``axis``, matching the other axes
-    positionally (as ``numpy.take_along_axis``)."""
+    positionally (as ``numpy.take_along_axis``).
+
+    Negative indices count from the end unless ``wrap_negative_indices`` is False; left
+    unset, they do in every mode but 'promise_in_bounds' (JAX's legacy default).
+    """
     check_arraylike("take_along_axis", arr, indices)
     arr, indices = to_jax(arr), to_jax(indices)
     index_dtype = aval_of(indices).dtype
@@ -536,13 +573,17 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if len(_shape(indices)) != rank:
         raise ValueError("indices and arr must have the same number of dimensions; "
                          f"{len(_shape(indices))} vs. {rank}")
-    axis = canonicalize_axis(axis, rank)
+    axis = _take_axis(axis, rank)
     if _shape(arr)[axis] == 0:  # every position is out of bounds: zeros, as JAX
         from xjax._src.numpy.shape_ops import broadcast_shapes  # shape_ops imports this module
         shape = list(_shape(arr))
         shape[axis] = 1
         return lax.full(broadcast_shapes(_shape(indices), tuple(shape)), 0,
                         aval_of(arr).dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if not wrap_negative_indices:
+        indices = _unwrapped(indices, _shape(arr)[axis], mode)
     index = []
     for d in range(rank):
         if d == axis:
@@ -594,7 +635,12 @@ def scatter_update(x, idx, values, kind: str, *, mode=None, indices_are_sorted=F
     if simple and any(e.kind != "slice" for e in entries):
         return _scatter_direct(x, entries, values, kind, mode, indices_are_sorted,
                                unique_indices)
-    return _scatter_via_positions(x, idx, values, kind, mode)
+    # as JAX marks them: without index arrays (a scalar boolean is one), each position is
+    # selected at most once
+    unique = unique_indices or all(
+        e.kind in ("int", "dyn", "slice") or (e.kind == "newaxis" and e.value is None)
+        for e in entries)
+    return _scatter_via_positions(x, idx, values, kind, mode, unique)
 
 
 def _update_values(values, dtype):
@@ -654,7 +700,7 @@ def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_i
         unique_indices=unique_indices, mode=_scatter_mode(mode)), x, values)
 
 
-def _scatter_via_positions(x, idx, values, kind, mode):
+def _scatter_via_positions(x, idx, values, kind, mode, unique_indices):
     """General scatter: gather the flat positions ``iota[idx]`` (out-of-bounds positions
     become ``x.size``, which the flat scatter drops), then scatter into ``ravel(x)``."""
     shape = _shape(x)
@@ -677,20 +723,21 @@ def _scatter_via_positions(x, idx, values, kind, mode):
 
     def scatter(x, values):
         updates = lax.reshape(broadcast_to(values, _shape(found)), (size,))
-        out = scatter_flat(lax.reshape(x, (total,)), flat_positions, updates, kind)
+        out = scatter_flat(lax.reshape(x, (total,)), flat_positions, updates, kind,
+                           unique_indices=unique_indices)
         return lax.reshape(out, shape)
     return _promoted(scatter, x, values)
 
 
-def scatter_flat(operand, positions, updates, kind: str):
+def scatter_flat(operand, positions, updates, kind: str, *, unique_indices=False):
     """Combine 1-D ``updates`` into the 1-D ``operand`` at ``positions`` (out-of-range
-    positions are dropped)."""
+    positions are dropped; ``unique_indices`` promises no other position repeats)."""
     n = _shape(positions)[0]
     indices = lax.reshape(positions, (n, 1))
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
         operand_batching_dims=(), scatter_indices_batching_dims=())
-    return _scatter_fn(kind)(operand, indices, updates, dnums,
+    return _scatter_fn(kind)(operand, indices, updates, dnums, unique_indices=unique_indices,
                              mode=lax.GatherScatterMode.FILL_OR_DROP)
 
 
@@ -782,13 +829,8 @@ class _IndexUpdateRef:
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = func(x[idx])`` elementwise; as in JAX, an element that index arrays
-        select ``n`` times has ``func`` applied ``n`` times."""
-        if not _may_repeat(np.shape(self.array), self.index):
-            # each element at most once: a differentiable gather and set
-            current = rewriting_take(self.array, self.index,
-                                     mode="clip" if mode == "clip" else "fill")
-            return self._update("set", func(current), mode, indices_are_sorted,
-                                unique_indices)
+        select ``n`` times has ``func`` applied ``n`` times. Like JAX's, it is not
+        differentiable (NotImplementedError), whatever the index."""
 
         def scatter_apply(x, indices, updates, dnums, **kwargs):
             return lax_array_extras.scatter_apply(x, indices, func, dnums, update_shape=_shape(updates),
@@ -797,11 +839,6 @@ class _IndexUpdateRef:
         return scatter_update(self.array, self.index, zero, scatter_apply, mode=mode,
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices)
-
-
-def _may_repeat(shape, idx) -> bool:
-    """Whether ``idx`` may select an element more than once (index arrays, clamped ``ds``)."""
-    return any(e.kind in ("array", "ds") for e in _parse(shape, idx))
 
 
 __all__ = ["take", "take_along_axis"]

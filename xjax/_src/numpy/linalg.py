@@ -20,8 +20,8 @@ import numpy as np
 from xjax._src.higher_order.linalg import api as lax_linalg
 from xjax._src import lax
 from xjax._src.core import dtypes
-from xjax._src.numpy._promotion import (aval_of, check_arraylike, promote_dtypes_inexact, to_jax,
-                                        is_jax_array)
+from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
+                                        promote_dtypes_inexact, to_jax, is_jax_array)
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
            "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
@@ -562,7 +562,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
             raise ValueError("Improper number of dimensions to norm.")
     elif isinstance(axis, int):
         axis = (axis,)
-    axis = tuple(operator.index(a) % ndim if ndim else operator.index(a) for a in axis)
+    axis = tuple(canonicalize_axis(a, ndim) for a in axis)
     if len(axis) == 1:
         return _vector_norm(x, ord, axis, keepdims)
     if len(axis) == 2:

@@ -266,7 +266,9 @@ def frexp(x, /):
 
 def spacing(x, /):
     """The distance from ``x`` to the next representable value away from zero (negative
-    for negative ``x``).
+    for negative ``x``), never 0: where XLA flushes a subnormal result to zero, the
+    smallest subnormal with ``x``'s sign. As JAX (following NumPy's float16 kernel), float16
+    steps toward +inf instead, so its spacing of a negative ``x`` is positive.
 
     Examples
     --------
@@ -278,7 +280,11 @@ def spacing(x, /):
     if dtypes.is_complex(_dtype(arr)):
         raise ValueError("spacing is not defined for complex inputs.")
     inf = jnp.full_like(arr, np.inf)
-    return jnp.nextafter(arr, jnp.copysign(inf, arr)) - arr
+    if _dtype(arr) == np.float16:
+        return jnp.nextafter(arr, inf) - arr
+    result = jnp.nextafter(arr, jnp.copysign(inf, arr)) - arr
+    tiny = jnp.copysign(jnp.full_like(arr, dtypes.finfo(_dtype(arr)).smallest_subnormal), arr)
+    return jnp.where(result == 0, tiny, result)
 
 
 def i0(x):

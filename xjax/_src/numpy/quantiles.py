@@ -87,6 +87,9 @@ def _quantile(a, q, axis, method, keepdims, weights, ignore_nan, name):
     if len(_shape(q)) > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {_shape(q)}")
     flat, keep_shape, kept_shape = _reduced_last(a, axis)
+    if not _shape(flat)[-1]:
+        _check_empty_reduction(_shape(q), keep_shape if keepdims else kept_shape, method,
+                               ignore_nan)
     if weights is not None:
         weights, _, _ = _reduced_last(jnp.broadcast_to(to_jax(weights), _shape(a)), axis)
         result = _weighted_inverted_cdf(flat, q, weights, ignore_nan)
@@ -100,11 +103,29 @@ def _quantile(a, q, axis, method, keepdims, weights, ignore_nan, name):
         result = jnp.where(has_nan, jnp.asarray(np.nan, dtype), result)
     if axis is None and not keepdims:
         result = jnp.reshape(result, _shape(q))
-    elif keepdims:
-        result = jnp.reshape(result, _shape(q) + keep_shape)
+    elif keepdims:  # JAX ravels a rank-0 ``a`` first, so its kept axis is there: (1,)
+        result = jnp.reshape(result, _shape(q) + (keep_shape or (1,)))
     else:
         result = jnp.reshape(result, _shape(q) + kept_shape)
     return result
+
+
+def _check_empty_reduction(q_shape, out_shape, method, ignore_nan):
+    """JAX's errors for a quantile over no elements (where the clipped positions here would
+    read 0). JAX reads the sorted values at positions of shape ``q_shape`` (with a gather of
+    slices of size 1, which lax rejects for an axis of size 0: TypeError), or, in the
+    NaN-ignoring variants, ``q_shape + out_shape`` (by indexing: a rank-0 index is out of
+    bounds, IndexError). Empty positions read nothing; then only inverted_cdf fails (taking
+    the last cumulative weight, IndexError)."""
+    positions = q_shape + out_shape if ignore_nan else q_shape
+    message = "cannot take a quantile over an empty reduction"
+    if positions and not int(np.prod(positions)):
+        if method == "inverted_cdf":
+            raise IndexError(f"{message}: no last cumulative weight")
+        return
+    if ignore_nan and not positions:
+        raise IndexError(f"{message}: index is out of bounds for axis with size 0")
+    raise TypeError(f"{message}: slice size 1 out of range for an axis of size 0")
 
 
 def _interpolate(flat, q, method, ignore_nan):

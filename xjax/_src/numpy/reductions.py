@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
-                                        check_arraylike, convert_element_type, lax_convert, to_jax)
+                                        check_arraylike, check_axis_in_shape,
+                                        convert_element_type, lax_convert, to_jax)
 from xjax._src.numpy.creation import full_of
 from xjax._src.numpy.ufuncs import const
 from xjax._src.numpy.shape_ops import broadcast_to, ravel
@@ -225,6 +227,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     _no_out(out, "mean")
     a = to_jax(a)
     result_dtype, computation = _mean_dtypes(a, dtype, "mean")
+    if where is None:  # JAX reads the count off the shape first
+        check_axis_in_shape(axis, len(aval_of(a).shape))
     axes = canonicalize_axes(axis, len(aval_of(a).shape))
     total = _reduce("sum", a, axis, None, keepdims, None, where, computation_dtype=computation)
     count = _count(a, axes, where)
@@ -264,6 +268,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
             result_dtype = np.dtype(np.float64 if result_dtype == dtypes.complex128
                                     else np.float32)
     a = convert_element_type(a, computation, False)
+    if where is None:  # JAX reads the count off the shape first
+        check_axis_in_shape(axis, len(aval_of(a).shape))
     axes = canonicalize_axes(axis, len(aval_of(a).shape))
     if mean is None:
         center = _mean_fn(a, axis, keepdims=True, where=where)
@@ -333,6 +339,8 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
         keep_axes = tuple(range(len(shape)))
     else:
         shape = tuple(aval_of(a).shape)
+        axis = operator.index(axis)
+        check_axis_in_shape(axis, len(shape))  # JAX reads the axis' length first
         axis = canonicalize_axis(axis, len(shape))
         keep_axes = (axis,)
     if aval_of(a).shape[axis] == 0:
@@ -529,11 +537,12 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """Weighted average over ``axis`` (the mean when ``weights`` is None)."""
     check_arraylike("average", a)
+    shape = tuple(aval_of(to_jax(a)).shape)
+    axes = canonicalize_axes(axis, len(shape))  # first, as JAX (ValueError, not mean's)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        total = full_of(tuple(aval_of(avg).shape), math.prod(
-            aval_of(to_jax(a)).shape[d] for d in canonicalize_axes(
-                axis, len(aval_of(to_jax(a)).shape))), aval_of(avg).dtype, False)
+        total = full_of(tuple(aval_of(avg).shape), math.prod(shape[d] for d in axes),
+                        aval_of(avg).dtype, False)
     else:
         a, weights = _promotion.promote_args_inexact("average", a, weights)
         weights = shape_ops.broadcast_to(weights, tuple(aval_of(a).shape))

@@ -15,9 +15,10 @@ from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.trace import Tracer
-from xjax._src.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
-                                        canonicalize_shape, check_arraylike, convert_element_type,
-                                        eager_values_of_one_type, promote_dtypes, to_jax)
+from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
+                                        check_arraylike, check_axis_in_shape,
+                                        convert_element_type, eager_values_of_one_type,
+                                        promote_dtypes, to_jax)
 from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.indexing import take
 from xjax._src.numpy.ufuncs import remainder, subtract
@@ -84,6 +85,10 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
     check_out_sharding(out_sharding, "jnp.reshape")
     if shape is None:
         shape = newshape
+    if isinstance(a, (np.ndarray, np.generic)) and out_sharding is None:
+        # JAX hands NumPy arrays to their own reshape method (NumPy's ValueError on a size
+        # mismatch); the result is an Array here
+        return to_jax(a.reshape(shape, order=order))
     return _reshape(to_jax(a), shape, order)
 
 
@@ -121,11 +126,8 @@ def transpose(a, axes=None):
     rank = len(_shape(a))
     if axes is None:
         perm = tuple(range(rank))[::-1]
-    else:
-        perm = tuple(canonicalize_axis(ax, rank) if -rank <= ax < rank else ax for ax in axes)
-    if sorted(perm) != list(range(rank)):
-        raise TypeError("transpose permutation isn't a permutation of operand dimensions, got "
-                        f"permutation {tuple(axes)} for operand shape {_shape(a)}.")
+    else:  # as JAX: each axis is checked (ValueError), then lax the permutation (TypeError)
+        perm = tuple(canonicalize_axis(ax, rank) for ax in axes)
     return a if perm == tuple(range(rank)) else lax.transpose(a, perm)
 
 
@@ -149,11 +151,10 @@ def matrix_transpose(x, /):
 def swapaxes(a, axis1: int, axis2: int):
     """Interchange two axes."""
     check_arraylike("swapaxes", a)
-    rank = np.ndim(a)
-    perm = list(range(rank))
-    i, j = canonicalize_axis(axis1, rank), canonicalize_axis(axis2, rank)
-    perm[i], perm[j] = perm[j], perm[i]
-    return transpose(a, perm)
+    # as JAX: swapped in a NumPy array, whose IndexError an out-of-range axis raises
+    perm = np.arange(np.ndim(a))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, perm.tolist())
 
 
 @moves_elements("a")
@@ -180,12 +181,9 @@ def squeeze(a, axis=None):
     shape_ = _shape(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(shape_) if d == 1)
-    else:
-        axes = canonicalize_axes(axis, len(shape_))
-        if any(shape_[i] != 1 for i in axes):
-            raise ValueError("cannot select an axis to squeeze out which has size not equal to "
-                             f"one, got shape={shape_} and dimensions={tuple(axes)}")
-    return lax.squeeze(a, tuple(sorted(axes))) if axes else a
+    else:  # lax.squeeze checks the axes with JAX's errors
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    return lax.squeeze(a, axes) if axes else a
 
 
 @moves_elements("a")
@@ -440,6 +438,8 @@ def _split(fun_name, ary, indices_or_sections, axis, equal: bool):
     check_arraylike(fun_name, ary)
     ary = to_jax(ary)
     shape_ = _shape(ary)
+    axis = operator.index(axis)
+    check_axis_in_shape(axis, len(shape_))  # JAX reads the axis' length first
     axis = canonicalize_axis(axis, len(shape_))
     n = shape_[axis]
     if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
@@ -502,8 +502,12 @@ def flip(m, axis=None):
     """Reverse the order of elements along ``axis`` (all axes by default)."""
     check_arraylike("flip", m)
     m = to_jax(m)
-    axes = canonicalize_axes(axis, len(_shape(m)))
-    return lax.rev(m, tuple(sorted(axes))) if axes else m
+    if axis is None:
+        axes = tuple(range(len(_shape(m))))
+    else:  # as JAX: each axis checked; lax.rev rejects repeated ones (TypeError)
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axes = tuple(canonicalize_axis(ax, len(_shape(m))) for ax in axes)
+    return lax.rev(m, axes) if axes else m
 
 
 def fliplr(m):

@@ -51,7 +51,8 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     """A sorted copy of ``a`` along ``axis`` (flattened for ``axis=None``).
 
     NaNs sort last, ``-0.0`` and ``0.0`` are equal, complex values sort by real then
-    imaginary part. ``descending=True`` reverses the order.
+    imaginary part. ``descending=True`` reverses the ascending result (as JAX), so equal
+    elements come out in reverse order, and so do their gradients.
 
     Examples
     --------
@@ -62,16 +63,15 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     check_arraylike("sort", a)
     _no_order("sort", order)
     arr, axis = _flatten_or_axis(to_jax(a), axis)
-    if descending:
-        return lax.rev(lax.sort(lax.rev(arr, (axis,)), dimension=axis, is_stable=stable),
-                       (axis,))
-    return lax.sort(arr, dimension=axis, is_stable=stable)
+    result = lax.sort(arr, dimension=axis, is_stable=stable)
+    return lax.rev(result, (axis,)) if descending else result
 
 
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
     """Indices that sort ``a`` along ``axis``; equal elements keep their order (also with
-    ``descending=True``).
+    ``descending=True``, unless ``stable=False``: then, as in JAX, the ascending order is
+    reversed).
 
     Examples
     --------
@@ -86,14 +86,12 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
         dtype, "argsort")
     shape = _shape(arr)
     iota = lax.broadcasted_iota(index_dtype, shape, axis)
-    if descending:
-        # sort the reversed array stably, then map positions back: equal elements keep
-        # their original order
-        perm = lax.sort((lax.rev(arr, (axis,)), iota), dimension=axis, is_stable=stable,
-                        num_keys=1)[1]
-        last = lax.full((), shape[axis] - 1, index_dtype)
-        return lax.sub(last, lax.rev(perm, (axis,)))
-    return lax.sort((arr, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    if descending and stable:
+        # JAX's order: sort the reversed array and positions, then reverse the result, so
+        # equal elements keep their original order
+        arr, iota = lax.rev(arr, (axis,)), lax.rev(iota, (axis,))
+    indices = lax.sort((arr, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    return lax.rev(indices, (axis,)) if descending else indices
 
 
 def lexsort(keys, axis: int = -1):

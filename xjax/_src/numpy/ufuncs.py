@@ -232,7 +232,9 @@ def _select(pred, on_true, on_false):
 def _float_divmod(x1, x2):
     """Floor quotient and modulus of floats, as Python's ``divmod`` defines them."""
     mod = lax.rem(x1, x2)
-    quotient = lax.div(lax.sub(x1, mod), x2)
+    # x % 0 is NaN: divide x itself so that x // 0 is +-inf (NaN for 0 // 0), as JAX does
+    dividend = _select(lax.eq(x2, const(x2, 0)), x1, lax.sub(x1, mod))
+    quotient = lax.div(dividend, x2)
     fix = lax.bitwise_and(lax.ne(mod, const(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = _select(fix, lax.add(mod, x2), mod)
     quotient = _select(fix, lax.sub(quotient, const(quotient, 1)), quotient)
@@ -318,10 +320,12 @@ def _integer_power(base, exponent):
     over the exponent's low 6 bits (more would overflow for any base above 1), wrapping on
     overflow; a negative exponent is not an error (its low bits are used, as in JAX)."""
     from xjax._src.numpy.shape_ops import broadcast_arrays  # shape_ops imports this module
-    base, exponent = broadcast_arrays(base, exponent)
     zero, one = const(exponent, 0), const(exponent, 1)
-    # pow(0, e) is 0 for e != 0 and 1 for e == 0
-    acc = _select(lax.bitwise_and(lax.eq(base, zero), lax.ne(exponent, zero)), zero, one)
+    # pow(0, e) is 0 for e != 0 and 1 for e == 0; computed first, as JAX does, so that shapes
+    # that do not broadcast are lax's TypeError
+    zero_base = lax.bitwise_and(lax.eq(base, zero), lax.ne(exponent, zero))
+    base, exponent = broadcast_arrays(base, exponent)
+    acc = _select(zero_base, zero, one)
     for _ in range(6):
         acc = _select(lax.bitwise_and(exponent, one), lax.mul(acc, base), acc)
         base = lax.mul(base, base)
@@ -330,12 +334,9 @@ def _integer_power(base, exponent):
 
 
 def float_power(x1, x2, /):
-    """``x1 ** x2`` computed in the widest float (float32 with 64-bit types disabled)."""
-    x1, x2 = promote_args_inexact("float_power", x1, x2)
-    dt = _dtype(x1)
-    wide = dtypes.canonicalize_dtype(np.complex128 if dtypes.is_complex(dt) else np.float64)
-    weak = aval_of(x1).weak_type
-    return lax.pow(convert_element_type(x1, wide, weak), convert_element_type(x2, wide, weak))
+    """``x1 ** x2`` in the promoted inexact dtype: unlike NumPy's, JAX's ``float_power``
+    does not widen (float16 stays float16)."""
+    return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,6 +382,9 @@ log10 = _log_base("log10", 10)
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if dtypes.is_complex(_dtype(x1)):
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
     x1, x2 = lax.abs(x1), lax.abs(x2)
     infinite = lax.bitwise_or(isinf(x1), isinf(x2))
     big, small = lax.max(x1, x2), lax.min(x1, x2)

@@ -6,23 +6,33 @@ index vector that selects them (duplicates apply it repeatedly), as XLA's scatte
 ``lambda x, _: func(x)`` as its update computation. xjax's ``scatter`` primitive writes its
 updates without a custom computation, so here the number of applications per element is
 counted with ``scatter_add`` (which reads the indices exactly as the scatter would, in every
-mode) and ``func`` is applied that many times where the count is positive.
+mode) and ``func`` is applied that many times where the count is positive. As in JAX, the
+result is not differentiable (its custom JVP raises JAX's NotImplementedError) and ``func``
+may not close over traced values.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.ad_util import get_aval
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import Tracer
+from xjax._src.higher_order.jit_call import consts_as_args
+from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.lax.compare import gt, select_n
+from xjax._src.lax.operands import to_operand
 from xjax._src.lax.convert import convert_element_type
 from xjax._src.lax.elementwise import sub
 from xjax._src.lax.gather_scatter import scatter_add
 from xjax._src.lax.reduce import reduce_max
 from xjax._src.lax.shape import as_operand, broadcast_in_dim, canonicalize_shape, full, reshape
 from xjax._src.higher_order import while_loop
+from xjax._src.transformations.custom_derivatives import custom_jvp
 from xjax._src.transformations.vmap import vmap
 
 
@@ -108,6 +118,15 @@ def _elementwise(func, x, aval):
     return reshape(out, aval.shape)
 
 
+def _check_no_closed_tracers(func, dtype):
+    """JAX traces ``func`` into the scatter's update computation, which may close over
+    concrete values only (not over the values of an enclosing jit, grad or vmap)."""
+    closed = trace_to_jaxpr(lambda x: [to_operand(func(x))], [ShapedArray((), dtype)])
+    if any(isinstance(c, Tracer) for c in consts_as_args(closed)[1]):
+        raise NotImplementedError("Reduction computations can't close over Tracers. Please "
+                                  "open an issue at https://github.com/jax-ml/jax.")
+
+
 def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
                   indices_are_sorted=False, unique_indices=False, mode=None):
     """Apply ``func`` to the elements of ``operand`` that a scatter selects.
@@ -147,6 +166,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     """
     operand = as_operand(operand)
     aval = get_aval(operand)
+    _check_no_closed_tracers(func, aval.dtype)
     update_shape = canonicalize_shape(update_shape)
     counts = scatter_add(full(aval.shape, 0, np.int32), scatter_indices,
                          full(update_shape, 1, np.int32), dimension_numbers,
@@ -154,6 +174,13 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                          unique_indices=unique_indices, mode=mode)
     if 0 in aval.shape:
         return operand
+    return _apply_counted(func, operand, counts)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _apply_counted(func, operand, counts):
+    """``func`` applied ``counts`` times to each element of ``operand``."""
+    aval = get_aval(operand)
 
     def step(x, remaining):
         hit = gt(remaining, full(aval.shape, 0, np.int32))
@@ -170,6 +197,12 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     x, _ = while_loop(lambda c: gt(reduce_max(c[1], axes), np.int32(0)),
                       lambda c: step(*c), (operand, counts))
     return x
+
+
+@_apply_counted.defjvp
+def _apply_counted_jvp(func, primals, tangents):
+    # JAX's scatter_apply is a scatter with a custom update computation, which has no JVP
+    raise NotImplementedError("scatter_apply JVP not implemented")
 
 
 __all__ = ["empty", "broadcast_like", "scatter_apply"]
