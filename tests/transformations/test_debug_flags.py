@@ -2,6 +2,7 @@
 guards, no_tracing, ...) and the single-device ``make_array_from_*`` functions."""
 
 import gc
+import os
 import logging
 import subprocess
 import sys
@@ -559,3 +560,18 @@ def test_parse_flags_with_absl_reads_jax_flags_before_the_separator(monkeypatch)
     finally:
         config.update("jax_debug_infs", False)
         config.update("jax_default_matmul_precision", None)
+
+
+def test_every_jax_flag_reads_its_environment_variable():
+    # As JAX: JAX_ENABLE_X64=1 (any spelling of a truth value), enum and int flags too;
+    # a value JAX rejects stops the import with a clear error.
+    script = ("import xjax, xjax.numpy as jnp; c = xjax.config; print(jnp.zeros(1).dtype, "
+              "c.jax_numpy_rank_promotion, c.jax_debug_nans, c.x64_enabled)")
+    env = dict(os.environ, JAX_ENABLE_X64="yes", JAX_NUMPY_RANK_PROMOTION="raise",
+               JAX_DEBUG_NANS="0")
+    out = subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == ["float64", "raise", "False", "True"]
+    bad = subprocess.run([sys.executable, "-c", "import xjax"], capture_output=True, text=True,
+                         env=dict(os.environ, JAX_NUMPY_RANK_PROMOTION="sometimes"))
+    assert bad.returncode != 0 and "JAX_NUMPY_RANK_PROMOTION" in bad.stderr

@@ -102,27 +102,37 @@ _DEFAULTS = {
 }
 
 
-# Flags whose initial value an environment variable sets, as in JAX (upper-cased name):
-# ``JAX_COMPILATION_CACHE_DIR=/path python train.py``.
-def _env_bool(v):
-    return v.strip().lower() in ("1", "true", "yes", "on", "y", "t")
+# Every JAX flag takes its initial value from the environment variable of its upper-cased
+# name, as in JAX: ``JAX_ENABLE_X64=1 python train.py``.
+_TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")
+_FALSE_WORDS = ("n", "no", "f", "false", "off", "0")
 
 
-_FROM_ENVIRONMENT = {
-    "jax_compilation_cache_dir": str,
-    "jax_enable_compilation_cache": _env_bool,
-    "jax_persistent_cache_min_compile_time_secs": float,
-    "jax_persistent_cache_min_entry_size_bytes": int,
-}
+def _env_bool(text: str) -> bool:
+    word = text.strip().lower()
+    if word not in _TRUE_WORDS + _FALSE_WORDS:
+        raise ValueError(f"invalid truth value {text!r}")
+    return word in _TRUE_WORDS
+
+
+def _env_parser(default):
+    """How the text of an environment variable becomes a value of a flag like ``default``."""
+    if isinstance(default, bool):
+        return _env_bool
+    if isinstance(default, int) and not isinstance(default, enum.Enum):
+        return int
+    if isinstance(default, float):
+        return float
+    return str
 
 
 def _environment_values() -> dict:
     values = {}
-    for name, parse in _FROM_ENVIRONMENT.items():
-        text = os.environ.get(name.upper())
+    for name, default in _DEFAULTS.items():
+        text = os.environ.get(name.upper()) if name.startswith("jax_") else None
         if text:
             try:
-                values[name] = parse(text)
+                values[name] = _env_parser(default)(text)
             except ValueError:
                 raise ValueError(f"bad value {text!r} for environment variable "
                                  f"{name.upper()}") from None
@@ -170,6 +180,7 @@ _BOOL_FLAGS = ("jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
 _PARSERS = {name: bool for name in _BOOL_FLAGS}
 _PARSERS.update({
     "jax_numpy_dtype_promotion": _enum_class_parser(NumpyDtypePromotion),
+    "jax_numpy_rank_promotion": _enum_parser(["allow", "warn", "raise"]),
     "jax_legacy_prng_key": _enum_class_parser(LegacyPrngKeyState),
     "jax_default_prng_impl": _enum_parser(_PRNG_IMPLS),
     "jax_array_garbage_collection_guard": _optional_enum_parser(["allow", "log", "fatal"]),
@@ -209,9 +220,13 @@ class Config:
 
     def __init__(self):
         self.__dict__.update(_DEFAULTS)
-        self.__dict__.update(_environment_values())
         self._listeners = []
         self._derive()
+        for name, value in _environment_values().items():
+            try:  # validated as a value set in code would be
+                self.update(name, value)
+            except (ValueError, TypeError, NotImplementedError) as error:
+                raise type(error)(f"environment variable {name.upper()}: {error}") from None
 
     def update(self, name: str, value) -> None:
         """Set flag ``name`` to ``value`` (validated as JAX validates it).
@@ -266,6 +281,11 @@ class Config:
 
     def read(self, name: str):
         return self.__dict__[name]
+
+    @property
+    def x64_enabled(self) -> bool:
+        """``jax_enable_x64`` under JAX's older attribute name (libraries still read it)."""
+        return self.jax_enable_x64
 
     def parse_flags_with_absl(self) -> None:
         """Set flags from ``--jax_<name>=<value>`` command-line arguments (those before a

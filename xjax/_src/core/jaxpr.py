@@ -119,6 +119,7 @@ class ClosedJaxpr:
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
+    literals = property(lambda self: self.consts)  # JAX's older name, still read by Distrax
 
     def __str__(self) -> str:
         return str(self.jaxpr)

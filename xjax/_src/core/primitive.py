@@ -47,6 +47,10 @@ class Primitive:
     """
 
     __slots__ = ("name", "multiple_results", "hidden_params") + _RULES + ("__weakref__",)
+    # JAX's flags for primitives that call (or map) a jaxpr given as ``call_jaxpr``; none of
+    # xjax's primitives is one (jit's call holds a closed ``jaxpr``, as JAX's pjit does)
+    call_primitive = False
+    map_primitive = False
 
     def __init__(self, name: str, *, abstract_eval, impl, lower, jvp, transpose, batch,
                  multiple_results: bool = False, hidden_params: tuple = ()):
