@@ -71,7 +71,13 @@ def _inline_batch(trace, vals, dims, call_jaxpr):
 
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, num_consts, jvp, symbolic_zeros):
     _check_const_tangents(tangents, num_consts, "custom_jvp")
-    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    return apply_custom_jvp(primals[num_consts:], tangents[num_consts:], jvp, symbolic_zeros)
+
+
+def apply_custom_jvp(primals, tangents, jvp, symbolic_zeros):
+    """A custom_jvp call's outputs and tangents from its flat rule ``jvp``, which sees zero
+    arrays for ``Zero`` tangents unless ``symbolic_zeros``. ``custom_jvp`` calls it directly
+    under a JVP trace (without tracing the primal function, as JAX)."""
     if not symbolic_zeros:
         tangents = [instantiate(t) for t in tangents]
     primal_out, tangent_out = jvp(list(primals), list(tangents))
@@ -262,7 +268,13 @@ custom_jvp_call_p = CustomJvpCallPrimitive(
 
 def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, num_consts, fwd, bwd):
     _check_const_tangents(tangents, num_consts, "custom_vjp")
-    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    return apply_custom_vjp(primals[num_consts:], tangents[num_consts:], fwd, bwd)
+
+
+def apply_custom_vjp(primals, tangents, fwd, bwd):
+    """A custom_vjp call's outputs (``fwd``'s) and tangents (a ``custom_lin`` of the nonzero
+    ``tangents``, transposed by ``bwd``). ``custom_vjp`` calls it directly under a JVP
+    trace (without tracing the primal function, as JAX)."""
     in_zeros = tuple(type(t) is Zero for t in tangents)
     outs, residuals = fwd(list(primals), [not z for z in in_zeros])
     res_tree, flat_res = _split_residuals(residuals)

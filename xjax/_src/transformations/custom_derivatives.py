@@ -1,8 +1,12 @@
 """``custom_jvp``, ``custom_vjp``, ``checkpoint`` (``remat``) and ``linear_transpose``.
 
-Outside any transformation a custom-derivative function simply runs. Under one, it binds a
-primitive holding the function's jaxpr and the user's rule (xjax/interpreters/
+Outside any transformation a custom-derivative function simply runs. Under a JVP trace
+that differentiates it, its rule runs at once, the primal function untraced (as in JAX: with
+concrete outer values the rule sees concrete primals). Under other transformations it binds
+a primitive holding the function's jaxpr and the user's rule (higher_order/
 custom_derivatives.py), so staging keeps the primal and differentiation uses the rule.
+Transformations that would only pass the call on (a JVP trace that does not differentiate
+it, a linearize trace to which its arguments are known) are skipped first.
 
 Rules defined with ``symbolic_zeros=True`` see a :class:`SymbolicZero` for each tangent or
 cotangent known to be zero, and a ``custom_vjp``'s forward rule sees its arguments as
@@ -31,17 +35,21 @@ from xjax._src.core.pytree import (
     tree_unflatten,
     treedef_children,
 )
-from xjax._src.core.trace import Tracer
-from xjax._src.core.trace import ctx as trace_ctx
+from xjax._src.core.trace import Tracer, current_trace, set_current_trace
+from xjax._src.core.trace import ctx as trace_ctx  # noqa: F401  (re-exported publicly)
 from xjax._src.higher_order.custom_derivatives import (
+    apply_custom_jvp,
+    apply_custom_vjp,
     checkpoint_p,
     custom_jvp_call_p,
     custom_vjp_call_p,
 )
 from xjax._src.higher_order.jit_call import consts_as_args
 from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.interpreters.jvp import JVPTrace, JVPTracer
 from xjax._src.interpreters.partial_eval import (
     Offloadable,
+    PartialStagingTrace,
     Recompute,
     Saveable,
     everything_saveable,
@@ -63,8 +71,38 @@ from xjax._src.transformations.jit import shaped_abstractify
 from xjax._src.transformations.wrapping import wraps
 
 
-def _at_top_level() -> bool:
-    return type(trace_ctx.trace) is EvalTrace
+def _at_top_level() -> bool:  # custom_vmap and export ask
+    return type(current_trace()) is EvalTrace
+
+
+def _owning_trace(flat_args):
+    """The trace that handles a custom-derivative call on ``flat_args``, found as JAX finds
+    it: traces that would only hand the call on to their parent are skipped, so that with
+    concrete outer values the rules (and calls inside them) see concrete values."""
+    trace = current_trace()
+    while _passes_on(trace, flat_args):
+        trace = trace.parent
+    return trace
+
+
+def _passes_on(trace, flat_args) -> bool:
+    """A JVP trace none of whose tracers is among ``flat_args`` (every tangent is zero), or
+    a linearize trace to which they are all known, hands the call to its parent."""
+    if type(trace) is JVPTrace:
+        return not any(type(a) is JVPTracer and a._trace is trace for a in flat_args)
+    if type(trace) is PartialStagingTrace:
+        return not any(trace.is_unknown(a) for a in flat_args)
+    return False
+
+
+def _apply_rule(trace, rule, flat_args):
+    """``rule(primals, tangents) -> (outs, tangent_outs)`` applied for the JVP ``trace`` as
+    it applies a primitive's jvp rule (the parent trace current), without a primitive: JAX
+    never traces the primal function of a call it differentiates."""
+    pairs = [trace.unpack(a) for a in flat_args]
+    with set_current_trace(trace.parent):
+        outs, tangent_outs = rule([p for p, _ in pairs], [t for _, t in pairs])
+    return [trace.wrap(o, t) for o, t in zip(outs, tangent_outs, strict=True)]
 
 
 def _resolve_args(fun, args, kwargs):
@@ -296,24 +334,53 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
-        if _at_top_level():
-            return self.fun(*args)
         nondiff, diff = _split(args, self.nondiff_argnums)
         flat_args, in_tree = tree_flatten(tuple(diff))
+        trace = _owning_trace(flat_args)
+        if type(trace) is EvalTrace:
+            # run where JAX runs it: a tracer closed over from a skipped trace is unexpected
+            with set_current_trace(trace):
+                return self.fun(*args)
         flat_args = [to_operand(a) for a in flat_args]
+        if type(trace) is JVPTrace:
+            return self._apply_jvp(trace, nondiff, flat_args, in_tree)
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
-        flat_jvp = _flat_jvp(self.jvp, nondiff, in_tree, out_tree)
+        flat_jvp = _flat_jvp(self.jvp, nondiff, in_tree, _OutTree(out_tree))
         outs = custom_jvp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
                                       num_consts=len(consts), jvp=flat_jvp,
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(out_tree, outs)
 
+    def _apply_jvp(self, trace, nondiff, flat_args, in_tree):
+        """The rule alone, with the JVP trace's primals and tangents."""
+        out_tree = _OutTree()
+        flat_jvp = _flat_jvp(self.jvp, nondiff, in_tree, out_tree)
+        outs = _apply_rule(trace, lambda primals, tangents: apply_custom_jvp(
+            primals, tangents, flat_jvp, self.symbolic_zeros), flat_args)
+        return tree_unflatten(out_tree.tree, outs)
+
+
+class _OutTree:
+    """A custom function's output structure: the traced primal's, or, where the primal is
+    not traced (under a JVP trace), the structure the first rule to run returns."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree=None):
+        self.tree = tree
+
+    def expect(self, tree):
+        """The structure ``tree`` must have (itself, when none is known yet)."""
+        if self.tree is None:
+            self.tree = tree
+        return self.tree
+
 
 def _flat_jvp(user_jvp, nondiff, in_tree, out_tree):
     """The user's rule on flat lists: ``Zero`` tangents (given only with symbolic zeros)
     reach it as :class:`SymbolicZero`, and its :class:`SymbolicZero` results leave as
-    ``Zero``."""
+    ``Zero``. Its outputs must have the structure ``out_tree`` (an :class:`_OutTree`)."""
     def flat_jvp(primals, tangents):
         p = tuple(tree_unflatten(in_tree, primals))
         t = tuple(tree_unflatten(in_tree, [_user_tangent(x) for x in tangents]))
@@ -323,10 +390,11 @@ def _flat_jvp(user_jvp, nondiff, in_tree, out_tree):
                             f"two) representing primal and tangent outputs, but got {result}.")
         flat_out, tree = tree_flatten(result[0])
         flat_t, t_tree = tree_flatten(result[1])
-        if tree != out_tree or t_tree != out_tree:
+        expected = out_tree.expect(tree)
+        if tree != expected or t_tree != expected:
             raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
                             f"equal container (pytree) structures matching the function's "
-                            f"output {out_tree}, but got {tree} and {t_tree}.")
+                            f"output {expected}, but got {tree} and {t_tree}.")
         for o in flat_out:
             to_operand(o)  # raises JAX's TypeError for outputs that are not arrays
         # The outputs stay as the rule gave them (a Python scalar stays one), as in JAX.
@@ -413,26 +481,44 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
-        if _at_top_level():
-            return self.fun(*args)
         nondiff, diff = _split(args, self.nondiff_argnums)
         flat_args, in_tree = tree_flatten(tuple(diff))
+        trace = _owning_trace(flat_args)
+        if type(trace) is EvalTrace:
+            # run where JAX runs it: a tracer closed over from a skipped trace is unexpected
+            with set_current_trace(trace):
+                return self.fun(*args)
         flat_args = [to_operand(a) for a in flat_args]
+        if type(trace) is JVPTrace:
+            return self._apply_vjp(trace, nondiff, flat_args, in_tree)
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
-        trees = (in_tree, out_tree)
-        flat_fwd = _flat_fwd(self.fwd, self.nondiff_argnums, nondiff, trees,
-                             self.symbolic_zeros)
-        flat_bwd = _flat_bwd(self.bwd, nondiff, trees, [get_aval(a) for a in flat_args],
-                             self.symbolic_zeros)
+        flat_fwd, flat_bwd = self._flat_rules(nondiff, flat_args, (in_tree, _OutTree(out_tree)))
         outs = custom_vjp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
                                       num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd)
         return tree_unflatten(out_tree, outs)
 
+    def _apply_vjp(self, trace, nondiff, flat_args, in_tree):
+        """The rules alone (``fwd`` now, ``bwd`` when transposed), with the JVP trace's
+        primals and tangents."""
+        out_tree = _OutTree()
+        flat_fwd, flat_bwd = self._flat_rules(nondiff, flat_args, (in_tree, out_tree))
+        outs = _apply_rule(trace, lambda primals, tangents: apply_custom_vjp(
+            primals, tangents, flat_fwd, flat_bwd), flat_args)
+        return tree_unflatten(out_tree.tree, outs)
+
+    def _flat_rules(self, nondiff, flat_args, trees):
+        flat_fwd = _flat_fwd(self.fwd, self.nondiff_argnums, nondiff, trees,
+                             self.symbolic_zeros)
+        flat_bwd = _flat_bwd(self.bwd, nondiff, trees, [get_aval(a) for a in flat_args],
+                             self.symbolic_zeros)
+        return flat_fwd, flat_bwd
+
 
 def _flat_fwd(fwd, nondiff_argnums, nondiff, trees, symbolic_zeros):
     """The user's forward rule on flat primals (with symbolic zeros, each given as a
-    :class:`CustomVJPPrimal` with its ``perturbed`` flag)."""
+    :class:`CustomVJPPrimal` with its ``perturbed`` flag). ``trees``: the input structure
+    and the output's :class:`_OutTree`."""
     in_tree, out_tree = trees
 
     def flat_fwd(primals, perturbed):
@@ -445,9 +531,10 @@ def _flat_fwd(fwd, nondiff_argnums, nondiff, trees, symbolic_zeros):
                             f"got {type(result).__name__}.")
         out, residuals = result
         flat_out, tree = tree_flatten(out)
-        if tree != out_tree:
+        expected = out_tree.expect(tree)
+        if tree != expected:
             raise TypeError("Custom VJP fwd rule must produce an output with the same "
-                            f"container (pytree) structure as the primal function {out_tree}"
+                            f"container (pytree) structure as the primal function {expected}"
                             f", but got {tree}.")
         return [to_operand(o) for o in flat_out], residuals
     return flat_fwd
@@ -461,7 +548,7 @@ def _flat_bwd(bwd, nondiff, trees, in_avals, symbolic_zeros):
 
     def flat_bwd(residuals, cts):
         cts = [_user_tangent(c) if symbolic_zeros else instantiate(c) for c in cts]
-        result = bwd(*nondiff, residuals, tree_unflatten(out_tree, cts))
+        result = bwd(*nondiff, residuals, tree_unflatten(out_tree.tree, cts))
         return _flat_cotangents(result, in_tree, in_avals)
     return flat_bwd
 
