@@ -22,13 +22,14 @@ from xjax._src.core.ad_util import (UndefinedPrimal, Zero, get_aval, is_undefine
 
 
 def zeros_like_aval(aval):
-    """An array of zeros of ``aval`` (a broadcast, so staging records a small equation).
+    """An array of zeros of ``aval`` (a broadcast, so staging records a small equation),
+    weak when ``aval`` is: as in JAX, the zero tangent or cotangent of a Python scalar is.
     Zeros of ``float0`` are a NumPy array, as in JAX, where no device array has that
     dtype: it supports no operation, and NumPy's comparisons and copies work on it."""
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    from xjax._src.lax.shape import full  # shape imports this module
-    return full(aval.shape, 0, aval.dtype)
+    from xjax._src.lax import shape  # shape imports this module
+    return shape.full(aval.shape, shape._convert_scalar(0, aval.dtype, aval.weak_type))
 
 
 def instantiate(tangent):

@@ -340,11 +340,11 @@ def _pow_jvp_x(t, ans, x, y):
         shape = result_shape("pow", (get_aval(x), get_aval(y)))
         x_dtype = get_aval(x).dtype
         x, y = broadcast_to(x, shape), broadcast_to(convert_element_type(y, x_dtype), shape)
-        power = pow(x, sub(y, scalar_like(y, 1)))
+        power = pow(x, sub(y, full_like_shape(y, 1)))  # JAX's _ones(y): y's weak type
         jacobian = compare.select(compare.eq(y, scalar_like(y, 0)), full_like_shape(y, 0),
                                   mul(replace_zero(y), power))
     else:
-        jacobian = mul(y, pow(x, sub(y, scalar_like(y, 1))))
+        jacobian = mul(y, pow(x, sub(y, full_like_shape(y, 1))))
     return mul(t, jacobian)
 
 

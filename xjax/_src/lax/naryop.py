@@ -249,11 +249,14 @@ def binary_wrapper(primitive: Primitive, doc: str = "", name: str | None = None)
 
 
 def scalar_like(x, value):
-    """A rank-0 constant of ``x``'s dtype (weak when ``x`` is), for use beside ``x`` in lax
-    ops, which never promote."""
+    """A rank-0 constant of ``x``'s dtype, for use beside ``x`` in lax ops, which never
+    promote. As JAX's ``lax._const`` (which gives a Python scalar only for a weak scalar),
+    it is weak only when ``x`` is weak and of rank 0: beside a weak array of higher rank it
+    is strong, and so is what it meets (``grad(lambda x: cbrt(tile(x, 2)).sum())(1.)``)."""
     aval = get_aval(x)
     dtype = aval.dtype
-    return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, aval.weak_type))
+    weak = aval.weak_type and not aval.shape
+    return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, weak))
 
 
 def _naryop_batch(primitive):

@@ -12,8 +12,10 @@ from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
+from xjax._src.lax.naryop import scalar_like
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
-                                        dtype_and_weak, promote_args, promote_dtypes, to_jax)
+                                        dtype_and_weak, promote_args, promote_args_inexact,
+                                        promote_dtypes, to_jax)
 from xjax._src.numpy.creation import full_like
 from xjax._src.numpy.extended import data_of, is_extended, moves_elements
 from xjax._src.numpy.ufuncs import _ALL, binary, const, isinf, maximum, minimum, strong_const
@@ -107,7 +109,7 @@ fmin = _fminmax("fmin", lax.lt, lax.min)
 
 
 def _as_bool(x):
-    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, strong_const(x, 0))
+    return x if _dtype(x) == dtypes.bool_ else lax.ne(x, scalar_like(x, 0))
 
 
 def _logical(name, lax_fn):
@@ -207,7 +209,7 @@ def _isinf_signed(name, value):
     def fn(x, /):
         x, = promote_args(name, x)
         if dtypes.is_float(_dtype(x)):
-            return lax.eq(x, const(x, value))
+            return lax.eq(x, strong_const(x, value))
         if dtypes.is_complex(_dtype(x)):
             raise ValueError(f"{name} does not support complex-valued inputs.")
         return full_like(x, False, dtype=dtypes.bool_)
@@ -234,21 +236,22 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     info = dtypes.finfo(dt)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    x = where(lax.ne(x, x), const(x, nan), x)
-    x = where(lax.eq(x, const(x, np.inf)), const(x, posinf), x)
-    return where(lax.eq(x, const(x, -np.inf)), const(x, neginf), x)
+    # JAX's replacements are asarray(value, dtype): strong, so the result is strong too
+    x = where(lax.ne(x, x), strong_const(x, nan), x)
+    x = where(lax.eq(x, const(x, np.inf)), strong_const(x, posinf), x)
+    return where(lax.eq(x, const(x, -np.inf)), strong_const(x, neginf), x)
 
 
 def isreal(x, /):
     """Elementwise test for a zero imaginary part."""
     im = imag(x)
-    return lax.eq(im, const(im, 0))
+    return lax.eq(im, scalar_like(im, 0))
 
 
 def iscomplex(x, /):
     """Elementwise test for a nonzero imaginary part."""
     im = imag(x)
-    return lax.ne(im, const(im, 0))
+    return lax.ne(im, scalar_like(im, 0))
 
 
 def iscomplexobj(x) -> bool:
@@ -465,10 +468,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """
     if is_extended(a) or is_extended(b):  # keys are close when equal, as other integers
         return _elements_equal("isclose", a, b)
-    a, b = promote_args("isclose", a, b)
+    # As JAX, integers too are compared as floats (so the result is never weak)
+    a, b = promote_args_inexact("isclose", *promote_args("isclose", a, b))
     dt = _dtype(a)
-    if not dtypes.is_inexact(dt):
-        return lax.eq(a, b)
     real_dt = lax_real_dtype(dt)
     rtol = convert_element_type(rtol, real_dt, False)
     atol = convert_element_type(atol, real_dt, False)

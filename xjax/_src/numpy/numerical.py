@@ -283,7 +283,8 @@ def spacing(x, /):
     if _dtype(arr) == np.float16:
         return jnp.nextafter(arr, inf) - arr
     result = jnp.nextafter(arr, jnp.copysign(inf, arr)) - arr
-    tiny = jnp.copysign(jnp.full_like(arr, dtypes.finfo(_dtype(arr)).smallest_subnormal), arr)
+    # the subnormal is a NumPy scalar, as in JAX: strong, so the result is strong
+    tiny = jnp.copysign(dtypes.finfo(_dtype(arr)).smallest_subnormal, arr)
     return jnp.where(result == 0, tiny, result)
 
 

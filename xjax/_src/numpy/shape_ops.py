@@ -376,8 +376,9 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     values = eager_values_of_one_type(*arrays) if dtype is None else None
     if values is not None:  # eager: one NumPy call instead of a primitive per array
         out = np.stack(values, axis)
-        return Array._from_numpy(out, ShapedArray(out.shape, out.dtype,
-                                                  arrays[0]._aval.weak_type))
+        aval = arrays[0]._aval  # the promotion of equal types: never a weak bool
+        _, weak = dtypes.lattice_result((aval.dtype, aval.weak_type))
+        return Array._from_numpy(out, ShapedArray(out.shape, out.dtype, weak))
     if one_array:  # JAX stacks the rows of one array by concatenation
         return concatenate([insert_axes(x, [axis]) for x in arrays], axis, dtype)
     if dtype is None:

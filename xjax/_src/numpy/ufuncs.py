@@ -17,6 +17,7 @@ from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_elemen
                                         dtype_and_weak, lax_convert, promote_args,
                                         promote_args_inexact, promote_args_numeric,
                                         promote_dtypes_inexact, scalar_aval, to_jax)
+from xjax._src.lax.naryop import scalar_like
 from xjax._src.numpy.creation import full_like
 from xjax._src.numpy.extended import is_extended
 from xjax._src.transformations.custom_derivatives import custom_jvp
@@ -38,7 +39,8 @@ def const(x, value):
 
 def strong_const(x, value):
     """A rank-0 Array of ``value`` with ``x``'s dtype and no weak type: where JAX builds a
-    constant with ``lax._const`` (a NumPy scalar), its result loses the weak type too."""
+    constant with ``_constant_like`` or ``asarray(value, dtype)``, its result loses the weak
+    type too. (Where JAX uses ``lax._const``, ``scalar_like`` follows its rule.)"""
     dtype = aval_of(x).dtype
     return Array._from_numpy(np.asarray(value, dtype), scalar_aval(dtype, False))
 
@@ -392,27 +394,27 @@ def hypot(x1, x2, /):
     safe_big = _select(is_zero, const(big, 1), big)
     ratio = lax.div(small, safe_big)
     scaled = lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.mul(ratio, ratio))))
-    return _select(infinite, strong_const(big, np.inf), _select(is_zero, big, scaled))
+    return _select(infinite, scalar_like(big, np.inf), _select(is_zero, big, scaled))
 
 
 def sinc(x, /):
     """Normalized sinc: ``sin(pi x) / (pi x)``, 1 at 0."""
     x, = promote_args_inexact("sinc", x)
-    is_zero = lax.eq(x, const(x, 0))
-    pi_x = lax.mul(const(x, np.pi), _select(is_zero, const(x, 1), x))
-    return _select(is_zero, const(x, 1), lax.div(lax.sin(pi_x), pi_x))
+    is_zero = lax.eq(x, scalar_like(x, 0))
+    pi_x = lax.mul(scalar_like(x, np.pi), _select(is_zero, scalar_like(x, 1), x))
+    return _select(is_zero, scalar_like(x, 1), lax.div(lax.sin(pi_x), pi_x))
 
 
 def deg2rad(x, /):
     """Convert angles from degrees to radians."""
     x, = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, const(x, np.pi / 180))
+    return lax.mul(x, scalar_like(x, np.pi / 180))
 
 
 def rad2deg(x, /):
     """Convert angles from radians to degrees."""
     x, = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, const(x, 180 / np.pi))
+    return lax.mul(x, scalar_like(x, 180 / np.pi))
 
 
 radians = deg2rad
@@ -508,7 +510,7 @@ def _logaddexp_with_jvp(base2):
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    zero, one = strong_const(x1, 0), strong_const(x1, 1)
+    zero, one = scalar_like(x1, 0), scalar_like(x1, 1)
     return _select(lax.lt(x1, zero), zero, _select(lax.gt(x1, zero), one, x2))
 
 
@@ -638,9 +640,7 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001
         raise NotImplementedError("integer np.round not implemented for decimals < 0")
     if decimals == 0:
         return _round_half_even(a)
-    factor = const(a, 10.0 ** decimals)
-    if dtypes.is_complex(dt):
-        factor = const(a, complex(10.0 ** decimals))
+    factor = scalar_like(a, 10.0 ** decimals)
     return lax.div(_round_half_even(lax.mul(a, factor)), factor)
 
 
@@ -703,7 +703,7 @@ def isinf(x, /):
     if dtypes.is_complex(dt):
         return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     if dtypes.is_float(dt):
-        return lax.eq(lax.abs(x), const(x, np.inf))
+        return lax.eq(lax.abs(x), strong_const(x, np.inf))
     return full_like(x, False, dtype=dtypes.bool_)
 
 

@@ -55,6 +55,9 @@ class _RefOutput(Exception):
     """A vmapped function returned a Ref (rare: outputs are converted again, Refs apart)."""
 
 
+_HOST_VALUES = (bool, int, float, complex, np.ndarray, np.generic)
+
+
 def _mapped_operand(x):
     """A mapped argument as an operand (a Ref stays a Ref); JAX's TypeError for a string."""
     if isinstance(x, str):
@@ -132,7 +135,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             call_args, call_kwargs = tree_unflatten(in_tree, xs)
             out = fun(*call_args, **call_kwargs)
             flat_out, out_tree = tree_flatten(out, is_leaf=is_leaf)
-            out_tree_box.append((out, out_tree))
+            out_tree_box.append((out, out_tree, flat_out))
             if custom:
                 flat_out = custom.outputs(flat_out, _broadcast_prefix(out_axes, out, "out_axes",
                                                                       is_leaf))
@@ -152,12 +155,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         else:
             vals, dims = _batch_with_ref_args(fun, args, kwargs, flat_fun, flat_args,
                                               ref_positions, in_dims, axis_name, size)
-        out_value, out_tree = out_tree_box[0]
+        out_value, out_tree, returned = out_tree_box[0]
         flat_out_axes = _broadcast_prefix(out_axes, tree_unflatten(out_tree, vals), "out_axes",
                                           is_leaf)
         _check_unmapped_outputs(out_tree, vals, dims, flat_out_axes, is_leaf)
-        outs = [v if is_vmappable(v) else _place_output(v, d, a, size)
-                for v, d, a in zip(vals, dims, flat_out_axes, strict=True)]
+        outs = [v if is_vmappable(v) else _place_output(v, d, a, size, r)
+                for v, d, a, r in zip(vals, dims, flat_out_axes, returned, strict=True)]
         if ref_outs:
             _ref_outputs(outs, ref_outs, [flat_args[i] for i in ref_positions or ()])
         return tree_unflatten(out_tree, outs)
@@ -372,12 +375,15 @@ def _check_unmapped_outputs(out_tree, vals, dims, out_axes, is_leaf):
                              f"was batched on axis {dim}")
 
 
-def _place_output(val, dim, out_axis, size):
+def _place_output(val, dim, out_axis, size, returned):
+    """``val`` with its mapped axis at ``out_axis``. An unmapped output left unmapped
+    (``out_axis`` None) that ``fun`` returned as a Python scalar or NumPy value comes back
+    as ``fun`` returned it (``returned``), not as an Array: JAX hands it back untouched."""
     if out_axis is None:
         if dim is not not_mapped:
             raise ValueError(f"at vmap out_axes, got axis spec None but output was batched "
                              f"on axis {dim}")
-        return val
+        return returned if isinstance(returned, _HOST_VALUES) else val
     ndim = len(get_aval(val).shape) + (dim is not_mapped)
     if not -ndim <= out_axis < ndim:
         raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {ndim}")
