@@ -137,3 +137,16 @@ def test_tree_util_registry_holds_the_node_types_jax_lists():
     assert len(registry) == len(list(registry)) >= 5
     with pytest.raises(KeyError):
         registry[int]
+
+
+def test_jaxpr_walkers_find_jit_and_flags_as_in_jax():
+    # Distrax inverts functions by walking their jaxpr: it compares eqn.primitive with
+    # jax.extend.core.primitives.jit_p, reads primitive.call_primitive and ClosedJaxpr.literals.
+    from xjax.extend.core import primitives
+    closed = xjax.make_jaxpr(lambda x: xjax.jit(lambda y: y * 2.0)(x) + 1.0)(1.0)
+    assert closed.eqns[0].primitive is primitives.jit_p is primitives.pjit_p
+    assert primitives.jit_p.name == "jit"
+    assert not closed.eqns[0].primitive.call_primitive
+    assert not closed.eqns[1].primitive.map_primitive
+    assert closed.literals == closed.consts
+    assert xjax.config.x64_enabled is xjax.config.jax_enable_x64

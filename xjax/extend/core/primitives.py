@@ -134,6 +134,7 @@ from xjax._src.lax.barrier import (  # noqa: F401
 )
 from xjax._src.higher_order.jit_call import (  # noqa: F401
     pjit_p as pjit_p,
+    pjit_p as jit_p,  # JAX 0.10's name for the same primitive (printed "jit")
 )
 from xjax._src.higher_order.linalg.qr import (  # noqa: F401
     qr_p as qr_p,
