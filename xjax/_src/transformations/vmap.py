@@ -375,7 +375,7 @@ def _check_unmapped_outputs(out_tree, vals, dims, out_axes, is_leaf):
                              f"was batched on axis {dim}")
 
 
-def _place_output(val, dim, out_axis, size, returned):
+def _place_output(val, dim, out_axis, size, returned=None):
     """``val`` with its mapped axis at ``out_axis``. An unmapped output left unmapped
     (``out_axis`` None) that ``fun`` returned as a Python scalar or NumPy value comes back
     as ``fun`` returned it (``returned``), not as an Array: JAX hands it back untouched."""
