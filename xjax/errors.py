@@ -13,3 +13,4 @@ from xjax._src.core.errors import (  # noqa: F401
     TracerIntegerConversionError as TracerIntegerConversionError,
     UnexpectedTracerError as UnexpectedTracerError,
 )
+from xjax._src.core.purity import ImpureFunctionWarning as ImpureFunctionWarning  # noqa: F401

@@ -57,6 +57,9 @@ _DEFAULTS = {
     "xjax_eager_via_xla": False,
     # Type-check every jaxpr built by staging (pytest turns this on).
     "xjax_check_jaxprs": False,
+    # Warn when a retrace finds changed globals/closure values that earlier compiled versions
+    # froze, and when a loop body advances a captured Python iterator (core/purity.py).
+    "xjax_purity_warnings": True,
     # Persistent compilation cache (xjax/runtime/compilation_cache.py): off unless a
     # directory is set; JAX's thresholds decide which programs are written.
     "jax_compilation_cache_dir": None,
@@ -108,6 +111,10 @@ _TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")
 _FALSE_WORDS = ("n", "no", "f", "false", "off", "0")
 
 
+# xjax's own flags that also read an environment variable (XJAX_PURITY_WARNINGS=0).
+_XJAX_ENVIRONMENT = ("xjax_purity_warnings", "xjax_eager_via_xla")
+
+
 def _env_bool(text: str) -> bool:
     word = text.strip().lower()
     if word not in _TRUE_WORDS + _FALSE_WORDS:
@@ -129,7 +136,8 @@ def _env_parser(default):
 def _environment_values() -> dict:
     values = {}
     for name, default in _DEFAULTS.items():
-        text = os.environ.get(name.upper()) if name.startswith("jax_") else None
+        read = name.startswith("jax_") or name in _XJAX_ENVIRONMENT
+        text = os.environ.get(name.upper()) if read else None
         if text:
             try:
                 values[name] = _env_parser(default)(text)

@@ -9,6 +9,7 @@ import numpy as np
 from xjax._src.core import dtypes, errors
 from xjax._src.core.ad_util import Zero, get_aval, tangent_aval
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core import purity
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import DropVar, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from xjax._src.higher_order.primitive import FROM_JAXPR_RULE, HigherOrderPrimitive
@@ -274,6 +275,7 @@ while_p = HigherOrderPrimitive(
 
 # -- the public functions --------------------------------------------------------------------
 
+@purity.checks_loop_body("while_loop", 0, 1)
 @ref_threading.threads_refs(ref_threading.while_loop)
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true.
@@ -368,6 +370,7 @@ def _is_node(treedef) -> bool:
     return not treedef_is_leaf(treedef)
 
 
+@purity.checks_loop_body("fori_loop", 2)
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``; returns ``val``.
 

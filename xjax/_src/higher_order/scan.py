@@ -11,6 +11,7 @@ import numpy as np
 from xjax._src.core import errors
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core import purity
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import Jaxpr, Var, eval_jaxpr
 from xjax._src.higher_order.primitive import FROM_JAXPR_RULE, HigherOrderPrimitive
@@ -483,6 +484,7 @@ scan_p = HigherOrderPrimitive(
 
 # -- the public function ---------------------------------------------------------------------
 
+@purity.checks_loop_body("scan", 0)
 @ref_threading.threads_refs(ref_threading.scan)
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``, stacking the ``y``.

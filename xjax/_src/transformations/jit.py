@@ -23,7 +23,7 @@ from xjax._src.higher_order.jit_call import compile_closed_jaxpr, consts_as_args
 from xjax._src.higher_order.ref_jit import trace_with_refs
 from xjax._src.interpreters.staging import DebugInfo
 from xjax._src.transformations import debug_flags as flag_checks
-from xjax._src.core import monitoring
+from xjax._src.core import monitoring, purity
 from xjax._src import runtime
 from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
@@ -230,6 +230,7 @@ class PjitFunction:
             return out_flat
 
         info = DebugInfo("jit", self._fun, self._arg_names(args, kwargs, dyn_args, dyn_kwargs))
+        frozen = purity.frozen_values(self._fun)
         start = time.perf_counter()
         with flag_checks.tracing_checks(self._fun) as record_trace:
             if config.jax_check_tracer_leaks:
@@ -239,6 +240,8 @@ class PjitFunction:
                 closed, ref_plan = trace_with_refs(
                     flat_fun, avals, info, lambda: tree_flatten((tuple(dyn_args), dyn_kwargs))[0])
         flag_checks.log_tracing(self._fun, time.perf_counter() - start)
+        purity.check_retrace(self._fun, frozen, compiled_before=bool(self._cache),
+                             name=self._name)
         donated = None
         if self._donate_argnums or self._donate_argnames:
             donated = self._donation_vector(args, dyn_args, dyn_kwargs)
