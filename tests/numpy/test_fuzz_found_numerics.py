@@ -392,3 +392,14 @@ def test_float_power_and_spacing_match_jax():
         want = jax.numpy.float_power(y, y)
         assert jnp.float_power(y, y).dtype == want.dtype
         np.testing.assert_array_equal(jnp.float_power(y, y), want)
+
+
+def test_jvp_of_logaddexp_with_numpy_primals():
+    # found by tools/fuzz_programs.py: the custom rule is handed NumPy primals (as in JAX)
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    for fun, base in ((jnp.logaddexp, np.e), (jnp.logaddexp2, 2.0)):
+        out, tangent = xjax.jvp(lambda a: fun(a, 2 * a), (x,), (np.ones_like(x),))
+        expected = np.log(base ** x + base ** (2 * x)) / np.log(base)
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+        weights = (base ** x + 2 * base ** (2 * x)) / (base ** x + base ** (2 * x))
+        np.testing.assert_allclose(tangent, weights, rtol=1e-5)

@@ -3,7 +3,9 @@
 ``jax.ad_checkpoint``'s other names."""
 
 import contextlib
+import inspect
 import io
+import os
 
 import numpy as np
 import pytest
@@ -335,8 +337,9 @@ def _printed(f, *args):
 
 def test_print_saved_residuals_format():
     lines = _printed(xjax.checkpoint(_simple, policy=P.save_only_these_names("a")), X, W)
+    line = inspect.getsourcelines(_simple)[1] + 1  # the checkpoint_name call, as JAX names it
     assert lines == ["f32[2,3] from the argument x", "f32[3,3] from the argument w",
-                     "f32[2,3] named 'a' from unknown"]
+                     f"f32[2,3] named 'a' from {os.path.abspath(__file__)}:{line}:27 (_simple)"]
     lines = _printed(lambda d: jnp.sin(d["a"]) * d["b"], {"a": 1.0, "b": 2.0})
     assert lines[0] == "f32[] from the argument d['b']"
     assert lines[1].startswith("f32[] output of ")

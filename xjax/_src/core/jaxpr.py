@@ -9,6 +9,7 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.errors import JaxprTypeError
+from xjax._src.core import source_info
 
 _var_counter = itertools.count()
 
@@ -25,14 +26,17 @@ class Var:
         self.aval = aval
         self.count = next(_var_counter)
 
-    def __repr__(self) -> str:
-        return f"Var({self.count}:{self.aval.str_short(True)})"
+    def __repr__(self) -> str:  # as JAX's: Var(id=140...):float32[3]
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
 
 
 class DropVar(Var):
     """An output nobody reads; printed as ``_``."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "_"
 
 
 class Literal:
@@ -101,8 +105,11 @@ class Jaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, **_) -> str:
-        return str(self)
+    def pretty_print(self, *, source_info: bool = False, **_) -> str:
+        """The printed jaxpr; ``source_info=True`` ends each equation with the user's
+        ``file:line:column (function)`` that staged it, as JAX's."""
+        from xjax._src.core.pretty import pp_jaxpr  # pretty imports this module
+        return pp_jaxpr(self, source_info=source_info)
 
 
 class ClosedJaxpr:
@@ -126,8 +133,8 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, **_) -> str:
-        return str(self)
+    def pretty_print(self, **kwargs) -> str:
+        return self.jaxpr.pretty_print(**kwargs)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
@@ -141,12 +148,19 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
         env[var] = value
     for var, value in zip(jaxpr.invars, args, strict=True):
         env[var] = value
-    for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = (outs,)
-        for var, value in zip(eqn.outvars, outs, strict=True):
-            env[var] = value
+    # Equations staged while this one is interpreted (by a transformation) keep its source.
+    state = source_info.state
+    outer = state.override
+    try:
+        for eqn in jaxpr.eqns:
+            state.override = eqn.source_info or outer
+            outs = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = (outs,)
+            for var, value in zip(eqn.outvars, outs, strict=True):
+                env[var] = value
+    finally:
+        state.override = outer
     return [read(v) for v in jaxpr.outvars]
 
 

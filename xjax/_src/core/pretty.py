@@ -6,7 +6,13 @@ import enum
 
 import numpy as np
 
-from xjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, literal_value_repr
+from xjax._src.core.jaxpr import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    Literal,
+    literal_value_repr,
+)
 
 _WIDTH = 80
 
@@ -23,9 +29,10 @@ def _name(index: int) -> str:
 
 
 class _Names:
-    def __init__(self):
+    def __init__(self, source_info: bool = False):
         self.names = {}
         self.count = 0  # names handed out (shared names do not count)
+        self.source_info = source_info  # end each equation with "# file:line:col (fn)"
 
     def __call__(self, var) -> str:
         if type(var) is Literal:
@@ -141,15 +148,47 @@ def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, offset: int = 0) -> str:
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     if len(jaxpr.outvars) == 1:
         outs += ","
+    if names.source_info:
+        eqns = _with_sources(eqns, jaxpr.eqns)
     one_line = f"{head} {'; '.join(e.lstrip() for e in eqns)} in ({outs}) }}"
-    if indent + offset + len(one_line) <= _WIDTH and not any("\n" in e for e in eqns):
+    if (indent + offset + len(one_line) <= _WIDTH and not names.source_info
+            and not any("\n" in e for e in eqns)):
         return one_line
     return "\n".join([head, *eqns, f"{pad}  in ({outs}) }}"])
 
 
-def pp_jaxpr(jaxpr: Jaxpr) -> str:
-    """The text of ``jaxpr`` as ``jax.make_jaxpr`` prints it."""
-    return _pp_jaxpr(jaxpr, _Names(), 0)
+_MARK = "\x00"  # where an equation's source comment goes, until the layout is known
+
+
+def _with_sources(texts, eqns) -> list:
+    """Each equation's first line marked with ``# <its source>`` (see _align_sources)."""
+    out = []
+    for text, eqn in zip(texts, eqns, strict=True):
+        if eqn.source_info is None:
+            out.append(text)
+            continue
+        first, newline, rest = text.partition("\n")
+        out.append(f"{first}{_MARK}{eqn.source_info.summary()}{newline}{rest}")
+    return out
+
+
+def _align_sources(text: str) -> str:
+    """The comments one column past the longest line of the whole text (nested jaxprs
+    included), as JAX aligns them."""
+    lines = text.split("\n")
+    width = max(len(line.partition(_MARK)[0]) for line in lines) + 1
+    aligned = []
+    for line in lines:
+        code, mark, source = line.partition(_MARK)
+        aligned.append(f"{code}{' ' * (width - len(code))}# {source}" if mark else line)
+    return "\n".join(aligned)
+
+
+def pp_jaxpr(jaxpr: Jaxpr, source_info: bool = False) -> str:
+    """The text of ``jaxpr`` as ``jax.make_jaxpr`` prints it (``source_info``: each
+    equation followed by where the user's code staged it)."""
+    text = _pp_jaxpr(jaxpr, _Names(source_info), 0)
+    return _align_sources(text) if source_info else text
 
 
 def pp_eqn(eqn) -> str:

@@ -219,11 +219,11 @@ def _cond_partial_eval_jaxpr(eqn, unknowns):
     known_eqn = None
     if known_outvars or residuals:
         known_eqn = JaxprEqn(cond_p, [index] + known_ops, known_outvars + residuals,
-                             {"branches": known_branches})
+                             {"branches": known_branches}, source_info=eqn.source_info)
     unknown_eqn = None
     if unknown_outvars:
         unknown_eqn = JaxprEqn(cond_p, [index] + residuals + unknown_ops, unknown_outvars,
-                               {"branches": unknown_branches})
+                               {"branches": unknown_branches}, source_info=eqn.source_info)
     return known_eqn, unknown_eqn, out_uk, residuals
 
 

@@ -585,13 +585,13 @@ def _remat_partial_eval_jaxpr(eqn, unknowns):
     cse = eqn.params["prevent_cse"]
     known_eqn = JaxprEqn(checkpoint_p, known_invars, known_outvars + [r for _, r in computed],
                          {**eqn.params, "jaxpr": ClosedJaxpr(known_body, []),
-                          "prevent_cse": _cse_select(cse, [not u for u in unknowns])})
+                          "prevent_cse": _cse_select(cse, [not u for u in unknowns])}, source_info=eqn.source_info)
     unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknowns, strict=True) if u]
     unknown_eqn = JaxprEqn(checkpoint_p, residuals + unknown_invars, unknown_outvars,
                            {**eqn.params, "jaxpr": unknown, "differentiated": True,
                             "prevent_cse": _cse_extend(_cse_select(cse, unknowns),
-                                                       before=(True,) * n_res)})
+                                                       before=(True,) * n_res)}, source_info=eqn.source_info)
     return known_eqn, unknown_eqn, out_unknowns, residuals
 
 

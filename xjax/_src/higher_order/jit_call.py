@@ -244,9 +244,21 @@ def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
 
 
 _impl_cache: dict = {}
+# Jaxprs of the nested jits jnp functions stage (as JAX's do): evaluated with the eager
+# (NumPy) interpreter when an eager higher-order primitive (a scan body, say) meets one,
+# as the same jnp call would run outside it, instead of compiling each.
+_eager_inlined: dict = {}  # id(closed jaxpr) -> the closed jaxpr
+
+
+def inline_when_eager(closed: ClosedJaxpr) -> None:
+    """Evaluate ``closed`` eagerly (not compiled) where its call is not itself compiled."""
+    _eager_inlined[id(closed)] = closed
 
 
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str):
+    if _eager_inlined.get(id(jaxpr)) is jaxpr:
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *values)
+        return [v._value() if type(v) is Array else np.asarray(v) for v in outs]
     compiled = _impl_cache.get(id(jaxpr))
     if compiled is None or compiled[0] is not jaxpr:
         compiled = _impl_cache[id(jaxpr)] = (jaxpr, compile_closed_jaxpr(jaxpr, name))
@@ -331,7 +343,8 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
 
     closed, consts, out_nonzero = _derived("jvp", jaxpr, nonzero, make)
     tangents_nz = [t for t in tangents if type(t) is not Zero]
-    outs = pjit_p.bind(*consts, *primals, *tangents_nz, jaxpr=closed, name=f"jvp({name})")
+    # The derived call keeps the user's name, as JAX's does
+    outs = pjit_p.bind(*consts, *primals, *tangents_nz, jaxpr=closed, name=name)
     n_out = len(jaxpr.out_avals)
     primal_out, tangent_iter = outs[:n_out], iter(outs[n_out:])
     tangent_out = [next(tangent_iter) if nz else Zero(tangent_aval(a))
@@ -384,8 +397,7 @@ def _jit_transpose(cts, *operands, jaxpr: ClosedJaxpr, name: str):
     closed, consts = _derived("transpose", jaxpr, (undefined, ct_nonzero), make)
     known_vals = [o for o, u in zip(operands, undefined, strict=True) if not u]
     cts_nz = [c for c in cts if type(c) is not Zero]
-    outs = iter(pjit_p.bind(*consts, *known_vals, *cts_nz, jaxpr=closed,
-                            name=f"transpose({name})"))
+    outs = iter(pjit_p.bind(*consts, *known_vals, *cts_nz, jaxpr=closed, name=name))
     return [next(outs) if u else None for u in undefined]
 
 
@@ -407,9 +419,9 @@ def _jit_partial_eval_jaxpr(eqn, unknowns):
     known_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if not u]
     unknown_invars = [a for a, u in zip(eqn.invars, unknowns, strict=True) if u]
     known_eqn = JaxprEqn(pjit_p, known_invars, known_outvars + residuals,
-                         {"jaxpr": known, "name": name})
+                         {"jaxpr": known, "name": name}, source_info=eqn.source_info)
     unknown_eqn = JaxprEqn(pjit_p, residuals + unknown_invars, unknown_outvars,
-                           {"jaxpr": unknown, "name": name})
+                           {"jaxpr": unknown, "name": name}, source_info=eqn.source_info)
     return known_eqn, unknown_eqn, out_unknowns, residuals
 
 

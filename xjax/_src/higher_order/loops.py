@@ -252,10 +252,10 @@ def _while_partial_eval_jaxpr(eqn, unknowns):
     known_outvars = [v for v, u in zip(eqn.outvars, carry_uk, strict=True) if not u]
     known_eqn = JaxprEqn(while_p, cc + known_bc + known_init, known_outvars,
                          {"cond_jaxpr": closed(known_cond), "body_jaxpr": closed(known_body),
-                          "cond_nconsts": nc, "body_nconsts": len(known_bc)})
+                          "cond_nconsts": nc, "body_nconsts": len(known_bc)}, source_info=eqn.source_info)
     unknown_outvars = [v if u else DropVar(v.aval)
                        for v, u in zip(eqn.outvars, carry_uk, strict=True)]
-    unknown_eqn = JaxprEqn(while_p, eqn.invars, unknown_outvars, params)
+    unknown_eqn = JaxprEqn(while_p, eqn.invars, unknown_outvars, params, source_info=eqn.source_info)
     return known_eqn, unknown_eqn, carry_uk, []
 
 

@@ -9,6 +9,7 @@ from xjax._src.core.ad_util import get_aval
 from xjax._src.core.jaxpr import DropVar, JaxprEqn, Literal, Var
 from xjax._src.core.primitive import Absent, Primitive
 from xjax._src.core.trace import set_current_trace
+from xjax._src.core import source_info
 from xjax._src.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
 from xjax._src.interpreters.staging import StagingTrace
 
@@ -67,7 +68,7 @@ def online_partial_eval(primitive, jaxpr_rule):
         invars = [Var(get_aval(x)) for x in args]
         out_avals = primitive.abstract_eval(*[v.aval for v in invars], **params)
         outvars = [Var(a) for a in out_avals]
-        eqn = JaxprEqn(primitive, invars, outvars, params)
+        eqn = JaxprEqn(primitive, invars, outvars, params, source_info.current())
         known_eqn, unknown_eqn, _, _ = jaxpr_rule(eqn, unknowns)
         env = dict(zip(invars, args, strict=True))
 

@@ -279,7 +279,7 @@ def scan_partial_eval_jaxpr(eqn, unknowns):
                     [a for a, u in zip(x, xs_uk, strict=True) if not u])
         known_eqn = JaxprEqn(scan_p, known_in, known_outvars, dict(
             params, jaxpr=known_body, num_consts=sum(not u for u in const_uk),
-            num_carry=sum(not u for u in carry_uk)))
+            num_carry=sum(not u for u in carry_uk)), source_info=eqn.source_info)
     unknown_outvars = ([v for v, u in zip(out_carry, carry_uk, strict=True) if u] +
                        [v for v, u in zip(out_ys, ys_uk, strict=True) if u])
     if not unknown_outvars:
@@ -301,7 +301,7 @@ def scan_partial_eval_jaxpr(eqn, unknowns):
                   [a for a, u in zip(x, xs_uk, strict=True) if u] + res_xs)
     unknown_eqn = JaxprEqn(scan_p, unknown_in, unknown_outvars, dict(
         params, jaxpr=unknown_body, num_consts=len(res_consts) + sum(const_uk),
-        num_carry=sum(carry_uk)))
+        num_carry=sum(carry_uk)), source_info=eqn.source_info)
     return known_eqn, unknown_eqn, list(carry_uk) + list(ys_uk), stacked
 
 
@@ -398,7 +398,7 @@ def _rematerialize_invariants(known, residuals, res_vars, kinds, const_vars):
             if type(v) is not DropVar and v not in rename:
                 rename[v] = Var(v.aval)
             outvars.append(v if type(v) is DropVar else rename[v])
-        prelude.append(JaxprEqn(eqn.primitive, invars, outvars, eqn.params))
+        prelude.append(JaxprEqn(eqn.primitive, invars, outvars, eqn.params, source_info=eqn.source_info))
     keep = [not c for c in chosen]
     kinds = [k for k, m in zip(kinds, keep, strict=True) if m]
     residuals = [r for r, m in zip(residuals, keep, strict=True) if m]

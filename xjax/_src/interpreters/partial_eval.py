@@ -101,8 +101,8 @@ def _rename_inputs(jaxpr: Jaxpr) -> Jaxpr:
     def sub(a):
         return a if type(a) is Literal else mapping.get(a, a)
 
-    eqns = [JaxprEqn(e.primitive, [sub(a) for a in e.invars], e.outvars, e.params)
-            for e in jaxpr.eqns]
+    eqns = [JaxprEqn(e.primitive, [sub(a) for a in e.invars], e.outvars, e.params,
+                     e.source_info) for e in jaxpr.eqns]
     return Jaxpr([], [mapping[v] for v in jaxpr.invars], [sub(v) for v in jaxpr.outvars],
                  eqns)
 

@@ -13,6 +13,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, che
 from xjax._src.core.trace import Trace, Tracer, set_current_trace
 from xjax._src.interpreters.eval import concrete_operand
 from xjax._src.core.trace import current_trace
+from xjax._src.core import source_info
 
 
 class DebugInfo:
@@ -109,10 +110,10 @@ class StagingTrace(Trace):
         out_avals = primitive.abstract_eval(*avals, **params)
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]
-            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params))
+            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params, source_info.current()))
             return [StagingTracer(self, v) for v in outvars]
         var = Var(out_avals)
-        self.eqns.append(JaxprEqn(primitive, atoms, [var], params))
+        self.eqns.append(JaxprEqn(primitive, atoms, [var], params, source_info.current()))
         return StagingTracer(self, var)
 
     def to_jaxpr(self, outs) -> ClosedJaxpr:

@@ -9,7 +9,8 @@ that are not linear inputs).
 
 from __future__ import annotations
 
-from xjax._src.core.ad_util import UndefinedPrimal, Zero, is_undefined  # noqa: F401  (re-exported)
+from xjax._src.core import source_info
+from xjax._src.core.ad_util import UndefinedPrimal, Zero, is_undefined
 from xjax._src.core.jaxpr import Jaxpr, Literal
 from xjax._src.core.primitive import Absent
 from xjax._src.lax.ad_rules import add_tangents
@@ -36,7 +37,8 @@ def backward_pass(jaxpr: Jaxpr, consts, linear_args, cts_out):
             linear_vars.update(eqn.outvars)
         else:
             values = [a.val if type(a) is Literal else primal_env[a] for a in eqn.invars]
-            outs = eqn.primitive.bind(*values, **eqn.params)
+            with source_info.restaging(eqn.source_info):
+                outs = eqn.primitive.bind(*values, **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = [outs]
             for var, value in zip(eqn.outvars, outs, strict=True):
@@ -66,9 +68,10 @@ def backward_pass(jaxpr: Jaxpr, consts, linear_args, cts_out):
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.primitive.name}' not implemented: {rule.reason}")
         ct_arg = cts if eqn.primitive.multiple_results else cts[0]
-        cts_in = rule(ct_arg, *operands, **eqn.params)
-        for var, ct in zip(eqn.invars, cts_in, strict=True):
-            write_ct(var, ct)
+        with source_info.restaging(eqn.source_info):  # as JAX: the forward equation's
+            cts_in = rule(ct_arg, *operands, **eqn.params)
+            for var, ct in zip(eqn.invars, cts_in, strict=True):
+                write_ct(var, ct)
     results = []
     for var, arg in zip(jaxpr.invars, linear_args, strict=True):
         if not is_undefined(arg):

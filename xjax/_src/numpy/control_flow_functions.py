@@ -15,6 +15,7 @@ from xjax._src.higher_order.scan import scan
 from xjax._src.transformations.jit import jit
 from xjax._src.transformations.vmap import vmap
 import xjax._src.numpy as jnp
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _jnp():
@@ -131,6 +132,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 # -- polyval ---------------------------------------------------------------------------------
 
+@jit_when_staged(static_argnames=('unroll',))
 def polyval(p, x, *, unroll=16):
     """The polynomial with coefficients ``p`` (highest degree first) at ``x``: Horner's
     rule as a ``scan`` over the coefficients.
@@ -200,6 +202,7 @@ def _search_compare_all(a, v, side):
     return jnp.sum(op(a, v_b), axis=-1, dtype=np.int32)
 
 
+@jit_when_staged(static_argnames=('side', 'method'))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Indices where inserting ``v`` keeps the 1-D sorted ``a`` sorted (NaN sorts last).
 

@@ -24,6 +24,7 @@ from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize
                                         stage, to_jax)
 from xjax._src.numpy.extended import full as full_extended, is_extended, is_extended_dtype, \
     moves_elements
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -353,6 +354,7 @@ def _scalar_operand(value, dtype):
     return Array._from_numpy(np.asarray(value, dtype), ShapedArray((), dtype, False))
 
 
+@jit_when_staged('_linspace', static_argnames=('num', 'endpoint', 'retstep', 'dtype', 'axis', 'device'))
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (both may be arrays).
@@ -421,6 +423,7 @@ def _interpolate(start, stop, num, div, endpoint, axis, dtype):
     return out, step
 
 
+@jit_when_staged('_logspace', static_argnames=('num', 'endpoint', 'dtype', 'axis'))
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
              axis: int = 0):
     """``base ** linspace(start, stop, num)``."""
@@ -430,6 +433,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     return out if dtype is None else convert_element_type(out, _user_dtype(dtype, "logspace"))
 
 
+@jit_when_staged('_geomspace', static_argnames=('num', 'endpoint', 'dtype', 'axis'))
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     """Numbers spaced evenly on a log scale between ``start`` and ``stop`` (same sign)."""
     from xjax._src.numpy.ufuncs import exp, log, multiply, sign  # ufuncs imports this module

@@ -19,6 +19,7 @@ from xjax._src.numpy.logic import clip, where, equal
 from xjax._src.numpy.reductions import any as any_
 from xjax._src.numpy.shape_ops import stack
 from xjax._src.numpy.ufuncs import add, multiply, remainder, const
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 s_ = np.s_
 index_exp = np.index_exp
@@ -174,6 +175,7 @@ def diag_indices_from(arr):
 _ISIN_METHODS = ("compare_all", "binary_search", "sort", "auto")
 
 
+@jit_when_staged("_in1d", static_argnames=("assume_unique", "invert", "method"))
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *,
          method="auto"):
     """Whether each element of ``element`` is in ``test_elements``.

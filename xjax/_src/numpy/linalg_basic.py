@@ -20,6 +20,7 @@ from xjax._src.numpy.shape_ops import broadcast_shapes, broadcast_to, flip, rave
 from xjax._src.numpy.ufuncs import conjugate, multiply
 from xjax._src.numpy.shape_ops import broadcast_arrays, moveaxis, stack
 from xjax._src.numpy.ufuncs import subtract
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _shape(x) -> tuple:
@@ -194,6 +195,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     return _dot_general(a, b, (ax_a, ax_b), ((), ()), precision, preferred_element_type)
 
 
+@jit_when_staged()
 def kron(a, b):
     """Kronecker product: blocks ``a[i, j] * b``."""
     check_arraylike("kron", a, b)
@@ -210,6 +212,7 @@ def kron(a, b):
     return _reshape(out, tuple(x * y for x, y in zip(shape_a, shape_b, strict=True)))
 
 
+@jit_when_staged(static_argnames=('axisa', 'axisb', 'axisc', 'axis'))
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
     """Cross product of (arrays of) 2- or 3-vectors."""
     check_arraylike("cross", a, b)

@@ -24,6 +24,7 @@ from xjax._src.numpy.indexing import scatter_flat
 from xjax._src.numpy.reductions import all as all_, cumsum
 from xjax._src.numpy.shape_ops import broadcast_arrays, ravel, stack, atleast_1d
 from xjax._src.numpy.ufuncs import imag, real
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _INTEGRAL_OR_BOOL = frozenset(dtypes._int_dtypes + (dtypes.bool_,))
 
@@ -100,8 +101,8 @@ def _fminmax(name, compare, lax_fn):
     return fn
 
 
-fmax = _fminmax("fmax", lax.gt, lax.max)
-fmin = _fminmax("fmin", lax.lt, lax.min)
+fmax = jit_when_staged()(_fminmax("fmax", lax.gt, lax.max))
+fmin = jit_when_staged()(_fminmax("fmin", lax.lt, lax.min))
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,6 +223,7 @@ isposinf = _isinf_signed("isposinf", np.inf)
 isneginf = _isinf_signed("isneginf", -np.inf)
 
 
+@jit_when_staged()
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: the largest
     finite values of the dtype)."""
@@ -242,12 +244,14 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     return where(lax.eq(x, const(x, -np.inf)), strong_const(x, neginf), x)
 
 
+@jit_when_staged()
 def isreal(x, /):
     """Elementwise test for a zero imaginary part."""
     im = imag(x)
     return lax.eq(im, scalar_like(im, 0))
 
 
+@jit_when_staged()
 def iscomplex(x, /):
     """Elementwise test for a nonzero imaginary part."""
     im = imag(x)
@@ -310,6 +314,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         if (ca.dtype == dtypes.bool_ and xa.dtype is ya.dtype and xa.weak_type == ya.weak_type
                 and ca.shape == xa.shape == ya.shape):
             return lax.select_n(condition, y, x)
+    return _where(condition, x, y)
+
+
+@jit_when_staged()
+def _where(condition, x, y):
     check_arraylike("where", condition, x, y)
     condition = to_jax(condition)
     if _dtype(condition) != dtypes.bool_:
@@ -347,6 +356,7 @@ def select(condlist, choicelist, default=0):
     return output
 
 
+@jit_when_staged()
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """Limit values to ``[min, max]`` (either bound may be None).
 
@@ -457,6 +467,7 @@ def argwhere(a, *, size=None, fill_value=None):
 # closeness
 
 
+@jit_when_staged(static_argnames=('equal_nan',))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|``; infinities equal only themselves.
 
@@ -494,6 +505,7 @@ def lax_real_dtype(dt):
     return dt
 
 
+@jit_when_staged(static_argnames=('equal_nan',))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Whether every element of ``a`` is close to ``b`` (see :func:`isclose`)."""
     return all_(isclose(a, b, rtol, atol, equal_nan))

@@ -18,12 +18,14 @@ from xjax._src.numpy.logic import where
 from xjax._src.numpy.shape_ops import broadcast_to, moveaxis
 from xjax._src.numpy.ufuncs import const
 from xjax._src.numpy.reductions import sum as sum_
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _shape(x) -> tuple:
     return tuple(aval_of(x).shape)
 
 
+@jit_when_staged(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The ``offset``-th diagonal of the 2-D slices over ``axis1`` and ``axis2`` (last
     axis of the result).
@@ -50,6 +52,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     return rewriting_take(a, (Ellipsis, i - min(offset, 0), i + max(offset, 0)))
 
 
+@jit_when_staged(static_argnames=('axis1', 'axis2', 'dtype'))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """Sum along a diagonal (see :func:`diagonal`)."""
     if out is not None:
@@ -57,6 +60,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
+@jit_when_staged('_diag', static_argnames=('k',))
 def diag(v, k: int = 0):
     """The ``k``-th diagonal of a 2-D array, or a 2-D array with 1-D ``v`` on it."""
     check_arraylike("diag", v)
@@ -97,12 +101,14 @@ def _triangle(name, m, k, lower):
     return where(mask, m, const(m, 0))
 
 
+@jit_when_staged(static_argnames=('k',))
 @moves_elements("m")
 def tril(m, k: int = 0):
     """``m`` with the elements above the ``k``-th diagonal zeroed."""
     return _triangle("tril", m, k, True)
 
 
+@jit_when_staged(static_argnames=('k',))
 @moves_elements("m")
 def triu(m, k: int = 0):
     """``m`` with the elements below the ``k``-th diagonal zeroed."""

@@ -23,6 +23,7 @@ from xjax._src.numpy._promotion import (aval_of, concrete_value, canonicalize_ax
                                         check_arraylike, convert_element_type, to_jax)
 from xjax._src.numpy.extended import moves_elements
 from xjax._src.transformations.vmap import vmap
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _INT = np.dtype(np.int32)
 
@@ -406,6 +407,7 @@ def diagflat(v, k: int = 0):
     return jnp.diag(jnp.ravel(to_jax(v)), k)
 
 
+@jit_when_staged()
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened ``ary``, with optional values
     before and after.
@@ -441,6 +443,7 @@ def _block_depth(arrays, depth=0):
     return depth
 
 
+@jit_when_staged()
 @moves_elements("arrays")
 def block(arrays):
     """An array assembled from nested lists of blocks: the innermost lists join along

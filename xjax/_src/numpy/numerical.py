@@ -15,6 +15,7 @@ from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
                                         convert_element_type, promote_args_inexact,
                                         promote_dtypes_inexact, to_jax)
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _shape(x):
@@ -64,6 +65,7 @@ def _gradient_along(a, h, axis):
     return jnp.concatenate([first, inner, last], axis)
 
 
+@jit_when_staged(static_argnames=('axis', 'edge_order'))
 def gradient(f, *varargs, axis=None, edge_order=None):
     """The gradient of sampled ``f`` along each axis (a list for several axes).
 
@@ -104,6 +106,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return out[0] if len(axes) == 1 else out
 
 
+@jit_when_staged(static_argnames=('axis',))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """The integral of ``y`` along ``axis`` by the trapezoidal rule (at coordinates ``x``,
     or spaced ``dx``).
@@ -190,6 +193,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return f
 
 
+@jit_when_staged(static_argnames=('axis',))
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) along ``axis``
     replaced by their complement modulo ``period``.
@@ -224,6 +228,7 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
 _BITS = {2: (np.int16, np.uint16), 4: (np.int32, np.uint32), 8: (np.int64, np.uint64)}
 
 
+@jit_when_staged()
 def frexp(x, /):
     """Mantissa in ``[0.5, 1)`` (with ``x``'s sign) and int32 exponent with
     ``x == mantissa * 2**exponent``; zeros, infinities and NaN give themselves and 0.
@@ -288,6 +293,7 @@ def spacing(x, /):
     return jnp.where(result == 0, tiny, result)
 
 
+@jit_when_staged()
 def i0(x):
     """The modified Bessel function of the first kind, order 0.
 
@@ -349,6 +355,7 @@ def kaiser(M: int, beta):
 
 # -- statistics --
 
+@jit_when_staged(static_argnames=('rowvar', 'bias', 'ddof', 'dtype'))
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
         aweights=None, dtype=None):
     """The covariance matrix of the variables in the rows of ``m`` (columns when
@@ -423,6 +430,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     return jnp.squeeze(c)
 
 
+@jit_when_staged(static_argnames=('rowvar', 'dtype'))
 def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     """Pearson correlation coefficients of the variables (see :func:`cov`)."""
     check_arraylike("corrcoef", x)
@@ -439,6 +447,7 @@ def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
 
 # -- matrix-vector products --
 
+@jit_when_staged()
 def matvec(x1, x2, /):
     """Batched matrix-vector products ``x1 @ x2`` over the last axes (broadcasting the
     rest)."""

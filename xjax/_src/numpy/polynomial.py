@@ -18,6 +18,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, concrete_value, check_arraylike, promote_dtypes,
                                         promote_dtypes_inexact, to_jax)
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _shape(x):
@@ -111,6 +112,7 @@ def _aligned(a1, a2):
     return a1, a2
 
 
+@jit_when_staged()
 def polyadd(a1, a2):
     """The sum of two polynomials.
 
@@ -126,6 +128,7 @@ def polyadd(a1, a2):
     return jnp.add(*_aligned(a1, a2))
 
 
+@jit_when_staged()
 def polysub(a1, a2):
     """The difference of two polynomials."""
     check_arraylike("polysub", a1, a2)
@@ -186,6 +189,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     return quotient, remainder
 
 
+@jit_when_staged(static_argnames=('m',))
 def polyder(p, m: int = 1):
     """The ``m``-th derivative of a polynomial.
 

@@ -15,6 +15,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, check_arraylike,
                                         convert_element_type, to_jax)
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
@@ -215,6 +216,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
     return _quantile(a, _percent(q), axis, method, keepdims, weights, True, "nanpercentile")
 
 
+@jit_when_staged(static_argnames=('axis', 'overwrite_input', 'keepdims'))
 def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
     """The median of ``a`` over ``axis`` (NaN where a slice has NaN).
 
@@ -228,6 +230,7 @@ def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool
     return _quantile(a, 0.5, axis, "midpoint", keepdims, None, False, "median")
 
 
+@jit_when_staged(static_argnames=('axis', 'overwrite_input', 'keepdims'))
 def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
     """The median ignoring NaNs."""
     _no_out("nanmedian", out)

@@ -16,6 +16,7 @@ import numpy as np
 
 from xjax._src import lax
 from xjax._src.core import dtypes
+from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axes, canonicalize_axis,
                                         check_arraylike, check_axis_in_shape,
                                         convert_element_type, lax_convert, to_jax)
@@ -23,6 +24,7 @@ from xjax._src.numpy.creation import full_of
 from xjax._src.numpy.ufuncs import const
 from xjax._src.numpy.shape_ops import broadcast_to, ravel
 from xjax._src.numpy import _promotion, shape_ops
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _REDUCERS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
              "min": lax.reduce_min}
@@ -244,6 +246,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 _mean_fn = mean  # var's ``mean`` argument shadows the function
 
 
+@jit_when_staged('_var', static_argnames=('axis', 'dtype', 'keepdims'))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis``, dividing by ``N - ddof`` (NaN when that is not positive).
@@ -283,16 +286,21 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         centered = lax.mul(centered, centered)
     total = _reduce("sum", centered, axis, None, keepdims, None, where)
     count = _count(a, axes, where)
-    if isinstance(count, int):
+    traced_ddof = isinstance(ddof, Tracer)  # a dynamic argument under a nested jit
+    if isinstance(count, int) and not traced_ddof:
         normalizer = count - ddof
         if normalizer > 0:
             out = lax.div(total, const(total, normalizer))
         else:
             out = lax.mul(total, const(total, np.nan))
     else:
-        if not keepdims:
+        total_dtype = aval_of(total).dtype
+        if isinstance(count, int):
+            count = const(total, count)
+        elif not keepdims:
             count = lax.reshape(count, tuple(aval_of(total).shape))
-        normalizer = lax.sub(lax_convert(count, aval_of(total).dtype, False), const(total, ddof))
+        ddof = lax_convert(ddof, total_dtype, False) if traced_ddof else const(total, ddof)
+        normalizer = lax.sub(lax_convert(count, total_dtype, False), ddof)
         from xjax._src.numpy.logic import where as where_  # logic imports this module
         out = where_(lax.gt(normalizer, const(normalizer, 0)), lax.div(total, normalizer),
                      const(total, np.nan))
@@ -301,6 +309,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return out
 
 
+@jit_when_staged('_std', static_argnames=('axis', 'dtype', 'keepdims'))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Standard deviation over ``axis`` (square root of :func:`var`)."""
@@ -312,6 +321,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                         correction=correction))
 
 
+@jit_when_staged('_ptp', static_argnames=('axis', 'keepdims'))
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values (maximum minus minimum) over ``axis``."""
     check_arraylike("ptp", a)
@@ -319,6 +329,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
+@jit_when_staged(static_argnames=('axis', 'keepdims'))
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over ``axis``."""
     check_arraylike("count_nonzero", a)
@@ -382,11 +393,13 @@ def _cumulative(name, lax_fn, a, axis, dtype, out, promote_integers=False):
     return lax_fn(a, axis)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype'))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array by default)."""
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype'))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along ``axis`` (of the flattened array by default)."""
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
@@ -435,18 +448,21 @@ def _nan_to(a, value):
     return where_(lax.ne(a, a), const(a, value), a)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype', 'keepdims'))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`sum` treating NaNs as zero."""
     check_arraylike("nansum", a)
     return sum(_nan_to(a, 0), axis, dtype, out, keepdims, initial, where)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype', 'keepdims'))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`prod` treating NaNs as one."""
     check_arraylike("nanprod", a)
     return prod(_nan_to(a, 1), axis, dtype, out, keepdims, initial, where)
 
 
+@jit_when_staged(static_argnames=('axis', 'keepdims'))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`max` ignoring NaNs (NaN where every element is NaN)."""
     check_arraylike("nanmax", a)
@@ -458,6 +474,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return where_(all_nan, const(out_, np.nan), out_)
 
 
+@jit_when_staged(static_argnames=('axis', 'keepdims'))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`min` ignoring NaNs (NaN where every element is NaN)."""
     check_arraylike("nanmin", a)
@@ -469,6 +486,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return where_(all_nan, const(out_, np.nan), out_)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype', 'keepdims'))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """:func:`mean` ignoring NaNs."""
     check_arraylike("nanmean", a)
@@ -482,6 +500,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return mean(a, axis, dtype, out, keepdims, where=valid)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype', 'keepdims'))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """:func:`var` ignoring NaNs (``mean``, if given, is the center used)."""
@@ -494,18 +513,21 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return var(_nan_to(a, 0), axis, dtype, out, ddof, keepdims, where=valid, mean=mean)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype', 'keepdims'))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """:func:`std` ignoring NaNs."""
     return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype'))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """:func:`cumsum` treating NaNs as zero."""
     check_arraylike("nancumsum", a)
     return cumsum(_nan_to(a, 0), axis, dtype, out)
 
 
+@jit_when_staged(static_argnames=('axis', 'dtype'))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """:func:`cumprod` treating NaNs as one."""
     check_arraylike("nancumprod", a)
@@ -524,11 +546,13 @@ def _nan_arg(name, fn, fill, a, axis, out, keepdims):
     return where_(all_nan, const(result, -1), result)
 
 
+@jit_when_staged('_nanargmax', static_argnames=('axis', 'keepdims'))
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """:func:`argmax` ignoring NaNs (-1 where every element is NaN)."""
     return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
 
 
+@jit_when_staged('_nanargmin', static_argnames=('axis', 'keepdims'))
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """:func:`argmin` ignoring NaNs (-1 where every element is NaN)."""
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)

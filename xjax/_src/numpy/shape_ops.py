@@ -22,6 +22,7 @@ from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize
 from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.indexing import take
 from xjax._src.numpy.ufuncs import remainder, subtract
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 
 def _shape(x) -> tuple:
@@ -269,6 +270,7 @@ def broadcast_arrays(*args) -> list:
     return [broadcast_to(x, common) for x in args]
 
 
+@jit_when_staged()
 @moves_elements("arys", each_alone=True)
 def atleast_1d(*arys):
     """View inputs as arrays with at least one dimension."""
@@ -277,6 +279,7 @@ def atleast_1d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+@jit_when_staged()
 @moves_elements("arys", each_alone=True)
 def atleast_2d(*arys):
     """View inputs as arrays with at least two dimensions."""
@@ -288,6 +291,7 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+@jit_when_staged()
 @moves_elements("arys", each_alone=True)
 def atleast_3d(*arys):
     """View inputs as arrays with at least three dimensions."""
@@ -389,10 +393,17 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     return lax.stack(arrays, axis=axis)  # the stack primitive, as JAX's jaxprs show
 
 
+def _each_at_least(atleast, arrays) -> list:
+    """``atleast`` applied to all arrays in one call (one nested jit, as JAX stages it)."""
+    if len(arrays) < 2:
+        return [atleast(x) for x in arrays]
+    return list(atleast(*arrays))
+
+
 @moves_elements("tup")
 def hstack(tup, dtype=None):
     """Join arrays column-wise (along axis 1; axis 0 for 1-D arrays)."""
-    arrays = [atleast_1d(x) for x in _as_list(tup, "hstack")]
+    arrays = _each_at_least(atleast_1d, _as_list(tup, "hstack"))
     axis = 0 if arrays and len(_shape(arrays[0])) == 1 else 1
     return concatenate(arrays, axis, dtype)
 
@@ -400,7 +411,7 @@ def hstack(tup, dtype=None):
 @moves_elements("tup")
 def vstack(tup, dtype=None):
     """Join arrays row-wise (along axis 0, 1-D arrays as rows)."""
-    return concatenate([atleast_2d(x) for x in _as_list(tup, "vstack")], 0, dtype)
+    return concatenate(_each_at_least(atleast_2d, _as_list(tup, "vstack")), 0, dtype)
 
 
 row_stack = vstack
@@ -409,7 +420,7 @@ row_stack = vstack
 @moves_elements("tup")
 def dstack(tup, dtype=None):
     """Join arrays depth-wise (along axis 2)."""
-    return concatenate([atleast_3d(x) for x in _as_list(tup, "dstack")], 2, dtype)
+    return concatenate(_each_at_least(atleast_3d, _as_list(tup, "dstack")), 2, dtype)
 
 
 @moves_elements("tup")
@@ -422,6 +433,7 @@ def column_stack(tup):
     return concatenate(arrays, 1)
 
 
+@jit_when_staged(static_argnames=('axis',))
 @moves_elements("arr", "values")
 def append(arr, values, axis=None):
     """``values`` appended to ``arr`` (both flattened when ``axis`` is None)."""
@@ -498,6 +510,7 @@ def dsplit(ary, indices_or_sections):
 # flips, rolls, tiles, repeats
 
 
+@jit_when_staged('_flip', static_argnames=('axis',))
 @moves_elements("m")
 def flip(m, axis=None):
     """Reverse the order of elements along ``axis`` (all axes by default)."""
@@ -564,6 +577,7 @@ def _slice_axis(a, axis, start, stop):
     return lax.slice(a, tuple(starts), tuple(limits))
 
 
+@jit_when_staged(static_argnames=('k', 'axes'))
 @moves_elements("m")
 def rot90(m, k: int = 1, axes=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
@@ -690,6 +704,7 @@ def _repeat_index_traced(repeats, n, total):
     return jnp.minimum(index, max(n - 1, 0)).astype(np.int32)
 
 
+@jit_when_staged(static_argnames=('n', 'axis'))
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     """The ``n``-th discrete difference along ``axis``."""
     check_arraylike("diff", a)

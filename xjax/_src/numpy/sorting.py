@@ -20,6 +20,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.numpy._promotion import (aval_of, concrete_value, canonicalize_axis,
                                         check_arraylike, convert_element_type, to_jax)
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _INT = np.dtype(np.int32)
 
@@ -46,6 +47,7 @@ def _flatten_or_axis(a, axis):
 
 # -- sort, argsort, lexsort --
 
+@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending'))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """A sorted copy of ``a`` along ``axis`` (flattened for ``axis=None``).
@@ -67,6 +69,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(result, (axis,)) if descending else result
 
 
+@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending', 'dtype'))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
     """Indices that sort ``a`` along ``axis``; equal elements keep their order (also with
@@ -94,6 +97,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     return lax.rev(indices, (axis,)) if descending else indices
 
 
+@jit_when_staged(static_argnames=('axis',))
 def lexsort(keys, axis: int = -1):
     """Indices that sort by several keys, the *last* key primary (as NumPy).
 
@@ -117,6 +121,7 @@ def lexsort(keys, axis: int = -1):
                     num_keys=len(key_arrays))[-1]
 
 
+@jit_when_staged()
 def sort_complex(a):
     """``a`` sorted (by real, then imaginary part) as a complex array."""
     check_arraylike("sort_complex", a)

@@ -21,6 +21,7 @@ from xjax._src.lax.naryop import scalar_like
 from xjax._src.numpy.creation import full_like
 from xjax._src.numpy.extended import is_extended
 from xjax._src.transformations.custom_derivatives import custom_jvp
+from xjax._src.numpy.nested_jit import jit_when_staged
 
 _INEXACT = frozenset(dtypes._float_dtypes + dtypes._complex_dtypes)
 _FLOATS = frozenset(dtypes._float_dtypes)
@@ -201,6 +202,7 @@ def square(x, /):
     return lax.square(x)
 
 
+@jit_when_staged()
 def floor_divide(x1, x2, /):
     """Elementwise floor division ``x1 // x2`` with Python's rounding toward -inf.
 
@@ -248,6 +250,7 @@ def _int_divisor(x2):
     return _select(lax.eq(x2, const(x2, 0)), const(x2, 1), x2)
 
 
+@jit_when_staged()
 def remainder(x1, x2, /):
     """Elementwise remainder with the sign of the divisor (Python's ``%``).
 
@@ -275,6 +278,7 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
+@jit_when_staged()
 def fmod(x1, x2, /):
     """Elementwise remainder with the sign of the dividend (C's ``fmod``)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
@@ -283,6 +287,7 @@ def fmod(x1, x2, /):
     return lax.rem(x1, x2)
 
 
+@jit_when_staged()
 def divmod(x1, x2, /):  # noqa: A001
     """``(floor_divide(x1, x2), remainder(x1, x2))``."""
     x1, x2 = promote_args_numeric("divmod", x1, x2)
@@ -361,7 +366,8 @@ sinh = unary_inexact("sinh", lax.sinh, "Elementwise hyperbolic sine.")
 cosh = unary_inexact("cosh", lax.cosh, "Elementwise hyperbolic cosine.")
 tanh = unary_inexact("tanh", lax.tanh, "Elementwise hyperbolic tangent.")
 arcsinh = unary_inexact("arcsinh", lax.asinh, "Elementwise inverse hyperbolic sine.")
-arccosh = unary_inexact("arccosh", lax.acosh, "Elementwise inverse hyperbolic cosine.")
+arccosh = jit_when_staged()(
+    unary_inexact("arccosh", lax.acosh, "Elementwise inverse hyperbolic cosine."))
 arctanh = unary_inexact("arctanh", lax.atanh, "Elementwise inverse hyperbolic tangent.")
 asin, acos, atan = arcsin, arccos, arctan
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
@@ -381,6 +387,7 @@ log2 = _log_base("log2", 2)
 log10 = _log_base("log10", 10)
 
 
+@jit_when_staged()
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
@@ -397,6 +404,7 @@ def hypot(x1, x2, /):
     return _select(infinite, scalar_like(big, np.inf), _select(is_zero, big, scaled))
 
 
+@jit_when_staged()
 def sinc(x, /):
     """Normalized sinc: ``sin(pi x) / (pi x)``, 1 at 0."""
     x, = promote_args_inexact("sinc", x)
@@ -453,6 +461,7 @@ def _wrap_between(x, bound):
 
 
 def _logaddexp_value(x1, x2, base2):
+    x1, x2 = to_jax(x1), to_jax(x2)  # the custom rule may be handed NumPy primals
     amax = lax.max(x1, x2)
     exp = lax.exp2 if base2 else lax.exp
     scale = (lambda v: lax.mul(v, const(v, 1 / np.log(2)))) if base2 else (lambda v: v)
@@ -496,7 +505,7 @@ def _logaddexp_with_jvp(base2):
 
     @fun.defjvp
     def _logaddexp_jvp(primals, tangents):
-        x1, x2 = primals
+        x1, x2 = to_jax(primals[0]), to_jax(primals[1])  # NumPy primals pass through, as JAX
         t1, t2 = tangents
         out = fun(x1, x2)
         weight1 = exp(lax.sub(_finite_or_zero(x1), _finite_or_zero(out)))
@@ -507,6 +516,7 @@ def _logaddexp_with_jvp(base2):
     return fun
 
 
+@jit_when_staged()
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
@@ -514,6 +524,7 @@ def heaviside(x1, x2, /):
     return _select(lax.lt(x1, zero), zero, _select(lax.gt(x1, zero), one, x2))
 
 
+@jit_when_staged()
 def copysign(x1, x2, /):
     """``|x1|`` with the sign (bit) of ``x2``."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
@@ -524,6 +535,7 @@ def copysign(x1, x2, /):
 _SIGNED_OF_WIDTH = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 
 
+@jit_when_staged()
 def signbit(x, /):
     """Whether the sign bit is set (True for -0.0 and negative NaNs)."""
     x, = promote_args("signbit", x)
@@ -580,6 +592,7 @@ def ceil(x, /):
     return x if integral else lax.ceil(x)
 
 
+@jit_when_staged()
 def trunc(x, /):
     """Round toward zero (integers are returned as they are)."""
     x, integral = _integral_passthrough("trunc", x)
@@ -591,6 +604,7 @@ def trunc(x, /):
 fix = trunc
 
 
+@jit_when_staged()
 def modf(x, /, out=None):
     """The fractional and integral parts of ``x`` (both with the sign of ``x``)."""
     if out is not None:
@@ -608,6 +622,7 @@ def _round_half_even(x):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
+@jit_when_staged()
 def rint(x, /):
     """Round to the nearest integer, halves to even; integers become floats (as NumPy)."""
     check_arraylike("rint", x)
@@ -618,6 +633,7 @@ def rint(x, /):
     return _round_half_even(x)
 
 
+@jit_when_staged(static_argnames=('decimals',))
 def round(a, decimals: int = 0, out=None):  # noqa: A001
     """Round to ``decimals`` decimal places, halves to even (as NumPy).
 
@@ -644,7 +660,7 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001
     return lax.div(_round_half_even(lax.mul(a, factor)), factor)
 
 
-around = round
+around = jit_when_staged("around", static_argnames=("decimals",))(round.__wrapped__)
 round_ = round
 
 
@@ -675,6 +691,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
+@jit_when_staged(static_argnames=('deg',))
 def angle(z, deg: bool = False):
     """The argument of complex values (``arctan2(imag, real)``), in radians or degrees."""
     z, = promote_args("angle", z)
@@ -696,6 +713,7 @@ def _strong(x):
     return lax_convert(x, aval.dtype, False)
 
 
+@jit_when_staged()
 def isinf(x, /):
     """Elementwise test for +-inf (False for integers)."""
     x, = promote_args("isinf", x)

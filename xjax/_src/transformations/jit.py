@@ -19,7 +19,8 @@ from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.trace import Tracer, ctx as trace_ctx
 from xjax._src.interpreters import eval as eval_interpreter
-from xjax._src.higher_order.jit_call import compile_closed_jaxpr, consts_as_args, pjit_p
+from xjax._src.higher_order.jit_call import (compile_closed_jaxpr, consts_as_args,
+                                             inline_when_eager, pjit_p)
 from xjax._src.higher_order.ref_jit import trace_with_refs
 from xjax._src.interpreters.staging import DebugInfo
 from xjax._src.transformations import debug_flags as flag_checks
@@ -130,7 +131,7 @@ class PjitFunction:
     """The callable ``jit(fun)`` returns (named as JAX names its type, which libraries test)."""
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
-                 donate_argnames=None, keep_unused=False, inline=False):
+                 donate_argnames=None, keep_unused=False, inline=False, _eager_inline=False):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         wraps(fun)(self)  # first: the attributes set below must win over fun's
@@ -146,6 +147,7 @@ class PjitFunction:
                                       self._donate_argnums, self._donate_argnames)
         self._donate_key = (self._donate_argnums, self._donate_argnames)
         self._inline = inline
+        self._eager_inline = _eager_inline  # jnp's nested jits: see jit_call.inline_when_eager
         self._cache = _cache_for(fun)
         self._name = getattr(fun, "__name__", "fun")
         self._has_statics = bool(self._static_argnums or self._static_argnames)
@@ -247,7 +249,10 @@ class PjitFunction:
             donated = self._donation_vector(args, dyn_args, dyn_kwargs)
         if ref_plan is not None:
             ref_plan.bind_compile(closed, self._name, donated)
-        return _TraceEntry(closed, out_tree_box[0], donated, ref_plan)
+        entry = _TraceEntry(closed, out_tree_box[0], donated, ref_plan)
+        if self._eager_inline:
+            inline_when_eager(entry.call_jaxpr)
+        return entry
 
     def _donation_vector(self, args, dyn_args, dyn_kwargs):
         """Per flat dynamic input: whether the caller donates it (JAX's donation_vector)."""

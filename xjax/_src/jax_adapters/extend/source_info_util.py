@@ -1,15 +1,17 @@
-"""``jax.extend.source_info_util`` (also ``jax._src.source_info_util``): where xjax keeps
-what libraries tell it about their source files.
+"""``jax.extend.source_info_util`` (also ``jax._src.source_info_util``), over xjax's
+``core.source_info``: the source locations recorded on staged equations, the library paths
+that do not count as user code, and name-stack scopes.
 
-xjax does not yet record source locations in jaxprs (issue 18), so this holds the
-registrations (``register_exclusion``) and the name-stack contexts as no-ops that keep the
-code that uses them working.
+``user_context`` (attributing a block to other frames) is accepted and not applied: the
+equations keep the frames that staged them.
 """
 
 from __future__ import annotations
 
 import contextlib
 
+from xjax._src.core import source_info as _source_info
+from xjax._src.core.source_info import SourceInfo as SourceInfo  # noqa: F401
 from xjax._src.jax_adapters.jax_src import traceback_util
 
 _exclude_paths: list[str] = []
@@ -19,11 +21,13 @@ _include_paths: list[str] = []
 def register_exclusion(path: str) -> None:
     """Treat files under ``path`` as library code, not user code."""
     _exclude_paths.append(path)
+    _source_info.exclude_path(path)
 
 
 def register_inclusion(path: str) -> None:
     """Treat files under ``path`` as user code even if under an excluded path."""
     _include_paths.append(path)
+    _source_info.include_path(path)
 
 
 def is_user_filename(filename: str) -> bool:
@@ -34,16 +38,35 @@ def is_user_filename(filename: str) -> bool:
         traceback_util.include_filename(filename)
 
 
+def current():
+    """The source an equation staged now would get (None outside user code)."""
+    return _source_info.current()
+
+
+def summarize(source_info, num_frames: int = 1) -> str:
+    """``file:line:column (function)`` of a recorded source."""
+    return _source_info.summarize(source_info)
+
+
 @contextlib.contextmanager
 def extend_name_stack(name: str):
-    """Name scope for the block (xjax does not record names in jaxprs yet)."""
-    yield
+    """Name scope for the equations staged in the block (their ``name_stack``)."""
+    _source_info.push_name(name)
+    try:
+        yield
+    finally:
+        _source_info.pop_name()
 
 
 @contextlib.contextmanager
 def reset_name_stack():
     """Clear the name scope for the block (see :func:`extend_name_stack`)."""
-    yield
+    saved = _source_info.state.name_stack
+    _source_info.state.name_stack = []
+    try:
+        yield
+    finally:
+        _source_info.state.name_stack = saved
 
 
 @contextlib.contextmanager

@@ -1,0 +1,51 @@
+"""jnp functions staged as a nested ``jit`` call, where JAX stages them so.
+
+JAX defines many jnp functions under ``jax.jit`` (``clip``, ``sort``, ``cumsum``, the nan
+reductions, ...), so ``make_jaxpr`` and lowered modules show them as ``jit[name=clip ...]``
+equations. :func:`jit_when_staged` gives xjax's functions the same form whenever a jaxpr is
+being built (``make_jaxpr``, ``jit``, a loop body, under any transformation over one), with
+JAX's static arguments and name. Eagerly nothing changes: the function runs directly, with
+the NumPy kernels, and a nested call met by an eager higher-order primitive is evaluated the
+same way (``jit_call.inline_when_eager``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from xjax._src.core.trace import ctx as trace_ctx
+from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.interpreters.staging import StagingTrace
+from xjax._src.transformations.jit import PjitFunction
+
+
+def _building_a_jaxpr(trace) -> bool:
+    while trace is not None:
+        if isinstance(trace, StagingTrace):
+            return True
+        trace = trace.parent
+    return False
+
+
+def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
+    """Decorate a jnp function that JAX defines under ``jit(static_argnames=...)``; ``name``
+    is the name JAX's jaxprs give the call (JAX's private helper's name, at times)."""
+    def decorate(fun):
+        jitted = PjitFunction(fun, static_argnames=static_argnames or None,
+                              _eager_inline=True)
+        jitted._name = name or fun.__name__
+
+        @functools.wraps(fun)
+        def staged_or_direct(*args, **kwargs):
+            trace = trace_ctx.trace
+            if type(trace) is EvalTrace or not _building_a_jaxpr(trace):
+                return fun(*args, **kwargs)
+            try:
+                return jitted(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                # An argument the nested trace cannot take (a non-hashable static, a Python
+                # value xjax's implementation needs concrete): inline the call instead,
+                # which raises the user's error if the call is wrong.
+                return fun(*args, **kwargs)
+        return staged_or_direct
+    return decorate
