@@ -428,3 +428,21 @@ def test_error_classes_as_jax():
         want_jit = _error_class_or_shape(lambda: jax.jit(lambda: case(jax))())
         got_jit = _error_class_or_shape(lambda: xjax.jit(lambda: case(xjax))())
         assert got_jit == want_jit, name + " under jit"
+
+
+def test_kron_of_booleans_is_refused_as_jax():
+    with pytest.raises(TypeError, match="mul does not accept dtype bool"):
+        jnp.kron(np.array([True, False]), np.array([True, True]))
+    np.testing.assert_array_equal(jnp.kron(np.array([1, 2]), np.array([3, 4])),
+                                  np.kron([1, 2], [3, 4]))
+
+
+def test_take_along_axis_defaults_to_the_last_axis():
+    arr, idx = np.arange(6).reshape(2, 3), np.array([[0], [2]])
+    np.testing.assert_array_equal(jnp.take_along_axis(arr, idx),
+                                  np.take_along_axis(arr, idx, axis=-1))
+
+
+def test_fix_is_not_a_name_of_jax_numpy():
+    # removed from jax.numpy by JAX 0.10 (jnp.trunc is the same function)
+    assert not hasattr(jnp, "fix")

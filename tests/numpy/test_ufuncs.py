@@ -67,7 +67,7 @@ UNARY = [
     ("abs", np.abs, "same", (-9, 9)), ("absolute", np.absolute, "same", (-9, 9)),
     ("sign", np.sign, "same", (-9, 9)), ("square", np.square, "same", (-9, 9)),
     ("floor", np.floor, "same", (-9, 9)), ("ceil", np.ceil, "same", (-9, 9)),
-    ("trunc", np.trunc, "same", (-9, 9)), ("fix", np.fix, "same", (-9, 9)),
+    ("trunc", np.trunc, "same", (-9, 9)),
     ("round", np.round, "same", (-9, 9)), ("around", np.around, "same", (-9, 9)),
     ("isnan", np.isnan, "bool", (-9, 9)), ("isinf", np.isinf, "bool", (-9, 9)),
     ("isfinite", np.isfinite, "bool", (-9, 9)), ("signbit", np.signbit, "bool", (-9, 9)),

@@ -20,7 +20,7 @@ from xjax._src.numpy.ufuncs import (  # noqa: F401
     asinh as asinh, atan as atan, atan2 as atan2, atanh as atanh, cbrt as cbrt, ceil as ceil,
     conj as conj, conjugate as conjugate, copysign as copysign, cos as cos, cosh as cosh,
     deg2rad as deg2rad, degrees as degrees, divide as divide, divmod as divmod, exp as exp,
-    exp2 as exp2, expm1 as expm1, fabs as fabs, fix as fix, float_power as float_power,
+    exp2 as exp2, expm1 as expm1, fabs as fabs, float_power as float_power,
     floor as floor, floor_divide as floor_divide, fmod as fmod, heaviside as heaviside,
     hypot as hypot, imag as imag, isinf as isinf, ldexp as ldexp, log as log, log10 as log10,
     log1p as log1p, log2 as log2, logaddexp as logaddexp, logaddexp2 as logaddexp2,

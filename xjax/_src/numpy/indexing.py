@@ -550,7 +550,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
 
 
 @moves_elements("arr")
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """Elements of ``arr`` at ``indices`` along ``axis``, matching the other axes
     positionally (as ``numpy.take_along_axis``).

@@ -207,8 +207,9 @@ def kron(a, b):
     a_dims = tuple(range(0, 2 * rank, 2))
     b_dims = tuple(range(1, 2 * rank, 2))
     interleaved = tuple(d for pair in zip(shape_a, shape_b, strict=True) for d in pair)
-    out = multiply(lax.broadcast_in_dim(a, interleaved, a_dims),
-                   lax.broadcast_in_dim(b, interleaved, b_dims))
+    # lax.mul, as JAX's kron: booleans are refused (TypeError), not multiplied as logical and
+    out = lax.mul(lax.broadcast_in_dim(a, interleaved, a_dims),
+                  lax.broadcast_in_dim(b, interleaved, b_dims))
     return _reshape(out, tuple(x * y for x, y in zip(shape_a, shape_b, strict=True)))
 
 

@@ -601,7 +601,6 @@ def trunc(x, /):
     return _select(lax.lt(x, const(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-fix = trunc
 
 
 @jit_when_staged()
@@ -734,5 +733,5 @@ __all__ = ["add", "subtract", "multiply", "true_divide", "divide", "floor_divide
            "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2", "atan2",
            "hypot", "sinc", "deg2rad", "rad2deg", "radians", "degrees", "logaddexp",
            "logaddexp2", "heaviside", "copysign", "signbit", "ldexp", "nextafter", "floor",
-           "ceil", "trunc", "fix", "modf", "rint", "round", "around", "real", "imag", "conjugate",
+           "ceil", "trunc", "modf", "rint", "round", "around", "real", "imag", "conjugate",
            "conj", "angle", "isinf"]
