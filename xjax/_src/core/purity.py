@@ -22,7 +22,6 @@ import dis
 import functools
 import numbers
 import operator
-import os
 import sys
 import types
 import warnings
@@ -30,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from xjax._src.core import source_info
 from xjax._src.core.array import Array
 from xjax._src.core.config import config
 
@@ -46,14 +46,11 @@ _GLOBAL_WRITES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
 _CELL_WRITES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
 def _user_stacklevel() -> int:
-    """The ``stacklevel`` of the innermost caller outside the xjax package, so a warning
-    names the user's line."""
+    """The ``stacklevel`` of the innermost caller outside xjax (and registered library
+    paths), so a warning names the user's line."""
     level, frame = 2, sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR + os.sep):
+    while frame is not None and not source_info.is_user_file(frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     return level
 
