@@ -343,3 +343,28 @@ def test_shape_structs_of_key_arrays_have_the_key_type():
     assert scalar == xjax.ShapeDtypeStruct((), np.float32)
     assert xjax.eval_shape(lambda: key) == struct
     assert xjax.jit(lambda: key).eval_shape() == struct
+
+
+class _SlottedScale:
+    """A callable that cannot be weakly referenced (no __weakref__ slot)."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return x * self.k
+
+
+def test_dead_unweakrefable_callables_do_not_hand_their_executables_to_new_ones():
+    # Such callables used to share caches by id(); a new object reusing a dead one's id ran
+    # the dead one's executable (46 of 50 wrong here before the fix).
+    for k in range(50):
+        f = xjax.jit(_SlottedScale(float(k)))
+        assert float(f(np.float32(1.0))) == k
+        del f
+    f, g = xjax.jit(_SlottedScale(2.0)), xjax.jit(_SlottedScale(3.0))
+    assert float(f(1.0)) == 2.0 and float(g(1.0)) == 3.0
+    xjax.clear_caches()
+    assert float(f(1.0)) == 2.0 and float(g(1.0)) == 3.0

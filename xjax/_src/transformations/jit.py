@@ -104,17 +104,26 @@ class _WeakCaches(weakref.WeakKeyDictionary):
             cache.clear()
 
 
-class _StrongCaches(dict):
-    """id(fun) -> its cache, for functions that cannot be weakly referenced."""
+class _OwnCache(dict):
+    """The cache of one jit wrapper of a function that cannot be weakly referenced."""
+
+    __slots__ = ("__weakref__",)
+    __hash__ = object.__hash__  # members of a WeakSet: by identity, never by contents
+    __eq__ = object.__eq__
+
+
+class _OwnCaches(weakref.WeakSet):
+    """The live caches of wrappers of functions that cannot be weakly referenced. Such a
+    function's cache is not shared by id: a dead function's id is reused by new objects, and
+    a shared entry would hand them the dead function's executables (wrong answers)."""
 
     def clear(self):
-        for cache in self.values():
+        for cache in list(self):
             cache.clear()
-        super().clear()  # ids of dead functions may be reused
 
 
 _caches: "weakref.WeakKeyDictionary" = _WeakCaches()
-_strong_caches: dict = _StrongCaches()
+_strong_caches: _OwnCaches = _OwnCaches()
 
 
 def _cache_for(fun) -> dict:
@@ -122,8 +131,9 @@ def _cache_for(fun) -> dict:
         cache = _caches.get(fun)
         if cache is None:
             cache = _caches[fun] = {}
-    except TypeError:  # not weak-referenceable
-        cache = _strong_caches.setdefault(id(fun), {})
+    except TypeError:  # not weak-referenceable: a cache of this wrapper's own
+        cache = _OwnCache()
+        _strong_caches.add(cache)
     return cache
 
 
