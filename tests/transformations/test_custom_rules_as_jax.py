@@ -145,8 +145,6 @@ def test_calls_agree_with_jax(make):
         assert (_record(xjax, jnp, make, case) == _record(jax, jax_np, make, case)), case
 
 
-@pytest.mark.xfail(strict=True, reason="grad's cotangent seed is a concrete array under "
-                   "jit (transformations/grad.py: _ones_like); JAX stages it")
 def test_custom_vjp_bwd_cotangent_under_jit_is_a_tracer():
     kinds = []
 

@@ -74,6 +74,11 @@ class StagingTrace(Trace):
         self.invars.append(var)
         return StagingTracer(self, var)
 
+    def literal(self, value: Array) -> StagingTracer:
+        """A tracer standing for the scalar constant ``value``, staged as a literal (what
+        JAX's constant folding leaves of an operation on constants)."""
+        return StagingTracer(self, Literal(value, value.aval))
+
     def to_atom(self, x):
         """The jaxpr atom for an operand: a variable, a literal, or a new constvar."""
         if type(x) is StagingTracer and x._trace is self:

@@ -20,7 +20,9 @@ from xjax._src.core.tree_util import Partial
 from xjax._src.core.trace import current_trace, set_current_trace
 from xjax._src.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
                                         jvp_flat, tangent_aval, zeros_like_aval)
+from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.partial_eval import PartialStagingTrace
+from xjax._src.interpreters.staging import StagingTrace
 from xjax._src.interpreters.refs import RefArgs, arg_aval, arg_operand, read_value, write_back
 from xjax._src.interpreters.transpose import UndefinedPrimal, backward_pass
 from xjax._src.lax.operands import to_operand
@@ -484,7 +486,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                             f"{out!r}.")
         out_aval = get_aval(out_leaves[0])
         _check_scalar_output(out_aval, holomorphic, value_and_grad_fun._api)
-        one = _ones_like(out_aval)
+        one = _cotangent_seed(out_aval)
         grads = f_vjp(tree_unflatten(tree_structure(out), [one]))
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         if has_aux:
@@ -495,11 +497,18 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     return value_and_grad_fun
 
 
-def _ones_like(aval):
-    """The cotangent seed: ones with the output's aval, weak type included, as JAX's
-    ``full_like`` makes it (so gradients of weakly typed inputs stay weakly typed)."""
+def _cotangent_seed(aval):
+    """The cotangent seed: one with the (scalar) output's aval, weak type included, as JAX's
+    ``full_like`` makes it (so gradients of weakly typed inputs stay weakly typed). JAX makes
+    it with an operation, so under ``jit`` it is a tracer (a ``custom_vjp``'s bwd sees one)
+    that its constant folding leaves as a literal; traces that would hand a constant on to
+    their parent are skipped to find the one that stages it."""
     seed_aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
-    return Array._from_numpy(np.ones(aval.shape, aval.dtype), seed_aval)
+    one = Array._from_numpy(np.ones(aval.shape, aval.dtype), seed_aval)
+    trace = current_trace()
+    while type(trace) in (JVPTrace, BatchTrace, PartialStagingTrace):
+        trace = trace.parent
+    return trace.literal(one) if type(trace) is StagingTrace else one
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
