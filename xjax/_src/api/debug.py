@@ -18,6 +18,7 @@ import string
 import sys
 
 import numpy as np
+from xjax._src.core import source_info
 from xjax._src.higher_order.callbacks import debug_callback
 from xjax._src.core.trace import Tracer
 from xjax._src.runtime import get_client
@@ -142,12 +143,8 @@ class _FormatChecker(string.Formatter):
 
 
 def _user_frame():
-    """The file and line of the innermost caller outside the xjax package."""
-    import os
-    package_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(package_dir):
-        frame = frame.f_back
+    """The file and line of the innermost caller outside xjax."""
+    frame = source_info.user_frame()
     if frame is None:
         return "(unknown file)", 0
     return frame.f_code.co_filename, frame.f_lineno

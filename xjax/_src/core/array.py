@@ -378,3 +378,11 @@ def set_finalizer(finalizer) -> None:
         Array.__del__ = finalizer
     elif "__del__" in Array.__dict__:
         del Array.__del__
+
+
+def as_numpy(x):
+    """A NumPy value of an impl's result (an Array from evaluating a body, or a NumPy value
+    passed straight through)."""
+    if type(x) is Array:
+        return x._value()
+    return np.asarray(x)

@@ -115,7 +115,7 @@ class Jaxpr:
 class ClosedJaxpr:
     """A jaxpr with values for its constvars."""
 
-    __slots__ = ("jaxpr", "consts")
+    __slots__ = ("jaxpr", "consts", "__weakref__")
 
     effects = NO_EFFECTS  # as JaxprEqn.effects: xjax's jaxprs track no effects
 

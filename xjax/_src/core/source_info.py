@@ -86,7 +86,20 @@ def current() -> SourceInfo | None:
     override = state.override
     if override is not None:
         return override
-    frame = sys._getframe(1)
+    frame = user_frame(sys._getframe(1))
+    if frame is None:
+        return None
+    stack = state.name_stack
+    return SourceInfo(frame.f_code, frame.f_lasti, frame.f_lineno,
+                      "/".join(stack) if stack else "")
+
+
+def user_frame(frame=None):
+    """The innermost frame of user code at or above ``frame`` (default: the caller's), or
+    None: the one rule for where the user's code is (staging, warnings, debug prints and
+    checkify messages name it)."""
+    if frame is None:
+        frame = sys._getframe(1)
     cache = _user_file_cache
     while frame is not None:
         filename = frame.f_code.co_filename
@@ -94,9 +107,7 @@ def current() -> SourceInfo | None:
         if user is None:
             user = cache[filename] = is_user_file(filename)
         if user:
-            stack = state.name_stack
-            return SourceInfo(frame.f_code, frame.f_lasti, frame.f_lineno,
-                              "/".join(stack) if stack else "")
+            return frame
         frame = frame.f_back
     return None
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import traceback as _traceback
 
 import numpy as np
 
 import xjax._src.numpy as jnp
 from xjax._src import lax
+from xjax._src.core import source_info
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import Absent, Primitive
@@ -54,10 +54,8 @@ class JaxRuntimeError(ValueError):
 def _user_frame():
     """Where the check was written: the innermost frame outside xjax (kept for debugging,
     as JAX keeps a traceback; it is not part of the message)."""
-    for frame in reversed(_traceback.extract_stack(limit=30)):
-        if "/xjax/" not in frame.filename:
-            return f"{frame.filename}:{frame.lineno}"
-    return None
+    frame = source_info.user_frame()
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 class JaxException(Exception):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xjax._src.core.array import as_numpy
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import UndefinedPrimal, Zero, get_aval, tangent_aval
 from xjax._src.core.config import config
@@ -18,7 +19,7 @@ from xjax._src.higher_order import ref_threading
 from xjax._src.higher_order.common import (check_branch_outputs, closed, derived, join_consts,
                                            partial_eval_jaxpr_forced, trace_flat, trace_function,
                                            typematch, with_invars, zeros_literal_or_eqn)
-from xjax._src.higher_order.rules_common import (as_numpy, batch_jaxpr, jvp_jaxpr, move_to_front,
+from xjax._src.higher_order.rules_common import (batch_jaxpr, jvp_jaxpr, move_to_front,
                                                  nonzero_mask, run_jaxpr, undefined_mask)
 from xjax._src.lax.ad_rules import instantiate
 from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped

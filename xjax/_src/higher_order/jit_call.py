@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import time
+import weakref
 import numpy as np
 
 from xjax._src.core import dtypes
-from xjax._src.core.array import Array
+from xjax._src.core.array import Array, as_numpy
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
 from xjax._src.lax.batch_rules import NeedsTrace
@@ -247,18 +248,18 @@ _impl_cache: dict = {}
 # Jaxprs of the nested jits jnp functions stage (as JAX's do): evaluated with the eager
 # (NumPy) interpreter when an eager higher-order primitive (a scan body, say) meets one,
 # as the same jnp call would run outside it, instead of compiling each.
-_eager_inlined: dict = {}  # id(closed jaxpr) -> the closed jaxpr
+_eager_inlined: weakref.WeakSet = weakref.WeakSet()  # closed jaxprs (a mark, not a cache)
 
 
 def inline_when_eager(closed: ClosedJaxpr) -> None:
     """Evaluate ``closed`` eagerly (not compiled) where its call is not itself compiled."""
-    _eager_inlined[id(closed)] = closed
+    _eager_inlined.add(closed)
 
 
 def _jit_impl(*values, jaxpr: ClosedJaxpr, name: str):
-    if _eager_inlined.get(id(jaxpr)) is jaxpr:
+    if jaxpr in _eager_inlined:
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *values)
-        return [v._value() if type(v) is Array else np.asarray(v) for v in outs]
+        return [as_numpy(v) for v in outs]
     compiled = _impl_cache.get(id(jaxpr))
     if compiled is None or compiled[0] is not jaxpr:
         compiled = _impl_cache[id(jaxpr)] = (jaxpr, compile_closed_jaxpr(jaxpr, name))

@@ -22,12 +22,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from xjax._src.core.array import as_numpy
 from xjax._src.core.ad_util import UndefinedPrimal, Zero, get_aval, is_undefined, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.higher_order.primitive import ALL_UNKNOWN, HigherOrderPrimitive
 from xjax._src.core.pytree import tree_flatten, tree_leaves, tree_unflatten
 from xjax._src.higher_order.common import closed, derived, split_list, trace_flat, trace_function
-from xjax._src.higher_order.rules_common import as_numpy, batch_jaxpr, run_jaxpr
+from xjax._src.higher_order.rules_common import batch_jaxpr, run_jaxpr
 from xjax._src.lax.ad_rules import add_tangents, instantiate
 from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, not_mapped
 from xjax._src.lax.operands import to_operand

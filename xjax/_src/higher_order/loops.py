@@ -19,7 +19,7 @@ from xjax._src.higher_order import ref_threading
 from xjax._src.higher_order.common import (check_carry_type, closed, derived, pad_inputs,
                                            promote_weak_carries, split_list, trace_flat,
                                            trace_function, typematch, with_invars, with_outvars)
-from xjax._src.higher_order.rules_common import (as_numpy, batch_fixed_point, batch_jaxpr,
+from xjax._src.higher_order.rules_common import (batch_fixed_point, batch_jaxpr,
                                                  jvp_fixed_point, move_to_front, nonzero_mask,
                                                  run_jaxpr)
 from xjax._src.lax.ad_rules import instantiate
@@ -28,7 +28,7 @@ from xjax._src.lax.operands import to_operand
 from xjax._src.lowering import effects
 from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body
 from xjax._src.lowering.stablehlo import aval_type
-from xjax._src.core.array import Array
+from xjax._src.core.array import Array, as_numpy
 from xjax._src.core.pytree import treedef_is_leaf
 from xjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from xjax._src.lax.compare import lt, select_n

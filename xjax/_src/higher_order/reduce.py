@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from xjax._src.core.array import as_numpy
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import Zero, get_aval, tangent_aval
 from xjax._src.core.avals import ShapedArray
@@ -31,7 +32,6 @@ from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.higher_order.common import trace_function
 from xjax._src.higher_order.reduce_window import _closed_with_consts, computation_region
-from xjax._src.higher_order.rules_common import as_numpy
 from xjax._src.lax.batch_rules import bdim_at_front, batch_size, not_mapped
 from xjax._src.lax.operands import to_operand
 from xjax._src.lowering.stablehlo import aval_type, i64_array, tensor_type

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.core.array import as_numpy
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import Zero, get_aval
 from xjax._src.core.avals import ShapedArray
@@ -20,7 +21,6 @@ from xjax._src.higher_order.primitive import ALL_UNKNOWN, HigherOrderPrimitive
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.higher_order.common import trace_flat, trace_function
-from xjax._src.higher_order.rules_common import as_numpy
 from xjax._src.lax.ad_rules import instantiate, zeros_like_aval
 from xjax._src.lax.batch_rules import bdim_at_front, batch_size, not_mapped
 from xjax._src.lax.operands import to_operand

@@ -4,10 +4,7 @@ trace; the consts that tracing captures become leading inputs."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from xjax._src.core.ad_util import Zero, get_aval, is_differentiable, is_undefined, tangent_aval
-from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Jaxpr, eval_jaxpr
 from xjax._src.higher_order.common import trace_flat
@@ -15,14 +12,6 @@ from xjax._src.lax.ad_rules import instantiate
 from xjax._src.lax.batch_rules import bdim_at_front, move_axis, not_mapped
 from xjax._src.interpreters.batching import batch_flat
 from xjax._src.interpreters.jvp import jvp_flat
-
-
-def as_numpy(x):
-    """A NumPy value of an impl's result (an Array from evaluating a body, or a NumPy value
-    passed straight through)."""
-    if type(x) is Array:
-        return x._value()
-    return np.asarray(x)
 
 
 def run_jaxpr(jaxpr: Jaxpr):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.core.array import as_numpy
 from xjax._src.core import errors
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.avals import ShapedArray
@@ -20,7 +21,7 @@ from xjax._src.higher_order import ref_threading
 from xjax._src.higher_order.common import (ShortAval, check_carry_type, closed, derived,
                                            promote_weak_carries, reuse_tracing, split_list,
                                            trace_function, typematch)
-from xjax._src.higher_order.rules_common import as_numpy, batch_fixed_point
+from xjax._src.higher_order.rules_common import batch_fixed_point
 from xjax._src.lax.batch_rules import NeedsTrace, bdim_at_front, move_axis, not_mapped
 from xjax._src.lax.operands import to_operand
 from xjax._src.lowering import effects
