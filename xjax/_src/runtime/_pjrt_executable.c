@@ -17,6 +17,8 @@ typedef struct {
   PJRT_ExecuteOptions options;
   char *donated;         /* per argument: the module lets XLA reuse it (NULL: none) */
   Py_ssize_t ndonated_args; /* length of `donated` */
+  int *dev_indices;      /* the client's index of each device it runs on, in its order */
+  Py_ssize_t ndev;
 } ExecutableObject;
 
 static void Executable_dealloc(ExecutableObject *self) {
@@ -33,6 +35,7 @@ static void Executable_dealloc(ExecutableObject *self) {
   Py_XDECREF(self->name);
   Py_XDECREF(self->fingerprint);
   PyMem_Free(self->donated);
+  PyMem_Free(self->dev_indices);
   Py_XDECREF(self->client);
   PyObject_Free(self);
 }
@@ -131,9 +134,16 @@ static int read_executable_metadata(ExecutableObject *self) {
       goto done;
     }
     self->dev_index = 0;
-    if (ad.num_addressable_devices > 0)
+    self->ndev = (Py_ssize_t)ad.num_addressable_devices;
+    self->dev_indices = PyMem_Calloc(ad.num_addressable_devices + 1, sizeof(int));
+    if (self->dev_indices == NULL) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    for (size_t k = 0; k < ad.num_addressable_devices; k++)
       for (Py_ssize_t i = 0; i < self->client->ndevices; i++)
-        if (self->client->devices[i] == ad.addressable_devices[0]) self->dev_index = (int)i;
+        if (self->client->devices[i] == ad.addressable_devices[k]) self->dev_indices[k] = (int)i;
+    if (ad.num_addressable_devices > 0) self->dev_index = self->dev_indices[0];
   }
   rc = 0;
 done:;
@@ -205,6 +215,8 @@ static PyObject *wrap_loaded_executable(ClientObject *self, PJRT_LoadedExecutabl
   exe->fingerprint = NULL;
   exe->donated = NULL;
   exe->ndonated_args = 0;
+  exe->dev_indices = NULL;
+  exe->ndev = 0;
   memset(&exe->options, 0, sizeof(exe->options));
   exe->options.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE;
   if (read_executable_metadata(exe) < 0) {
@@ -491,6 +503,164 @@ cleanup:
   return result;
 }
 
+/* execute_sharded(arg_lists): one run over every device of a multi-device (SPMD)
+ * executable. arg_lists holds one list of DeviceBuffers per device, in the executable's
+ * device order (`devices`), each on its device; the result is one list of DeviceBuffers
+ * per device. Nothing is donated: arguments the module marks as donatable are kept. */
+static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *arg_lists) {
+  ClientObject *c = self->client;
+  const PJRT_Api *api = c->api;
+  Py_ssize_t ndev = self->ndev, nout = self->num_outputs, nargs = -1, d, i;
+  PyObject *lists = PySequence_Tuple(arg_lists);
+  if (lists == NULL) return NULL;
+  if (PyTuple_GET_SIZE(lists) != ndev) {
+    PyErr_Format(PyExc_ValueError, "execute_sharded() takes %zd argument lists (one per "
+                 "device), got %zd", ndev, PyTuple_GET_SIZE(lists));
+    Py_DECREF(lists);
+    return NULL;
+  }
+  PyObject *result = NULL;
+  PyObject **tuples = PyMem_Calloc((size_t)ndev + 1, sizeof(PyObject *));
+  PJRT_Buffer ***argv = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Buffer **));
+  PJRT_Buffer ***outv = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Buffer **));
+  PJRT_Event **complete = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Event *));
+  int64_t *keep = NULL;
+  int executed = 0;
+  if (!tuples || !argv || !outv || !complete) {
+    PyErr_NoMemory();
+    goto cleanup;
+  }
+  for (d = 0; d < ndev; d++) {
+    tuples[d] = PySequence_Tuple(PyTuple_GET_ITEM(lists, d));
+    if (tuples[d] == NULL) goto cleanup;
+    Py_ssize_t n = PyTuple_GET_SIZE(tuples[d]);
+    if (nargs >= 0 && n != nargs) {
+      PyErr_SetString(PyExc_ValueError, "execute_sharded(): the argument lists differ in "
+                      "length");
+      goto cleanup;
+    }
+    nargs = n;
+    argv[d] = PyMem_Calloc((size_t)nargs + 1, sizeof(PJRT_Buffer *));
+    outv[d] = PyMem_Calloc((size_t)nout + 1, sizeof(PJRT_Buffer *));
+    if (!argv[d] || !outv[d]) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+    for (i = 0; i < nargs; i++) {
+      PyObject *x = PyTuple_GET_ITEM(tuples[d], i);
+      if (Py_TYPE(x) != &BufferType) {
+        PyErr_Format(PyExc_TypeError, "execute_sharded(): argument %zd of device %zd is not "
+                     "a DeviceBuffer", i, d);
+        goto cleanup;
+      }
+      BufferObject *b = (BufferObject *)x;
+      if (b->deleted) {
+        PyErr_Format(XlaRuntimeError, "INVALID_ARGUMENT: argument %zd of device %zd is a "
+                     "deleted DeviceBuffer", i, d);
+        goto cleanup;
+      }
+      if (b->dev_index != self->dev_indices[d]) {
+        PyErr_Format(PyExc_ValueError, "execute_sharded(): argument %zd of the list for "
+                     "device %zd is on another device", i, d);
+        goto cleanup;
+      }
+      argv[d][i] = b->buf;
+    }
+  }
+  if (nargs < 0) nargs = 0;
+  PJRT_ExecuteOptions options = self->options;
+  if (self->ndonated_args > 0) {
+    keep = PyMem_Calloc((size_t)self->ndonated_args + 1, sizeof(int64_t));
+    if (keep == NULL) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+    size_t nkeep = 0;
+    for (i = 0; i < self->ndonated_args && i < nargs; i++)
+      if (self->donated[i]) keep[nkeep++] = i;
+    options.non_donatable_input_indices = keep;
+    options.num_non_donatable_input_indices = nkeep;
+  }
+  for (d = 0; d < ndev; d++)
+    for (i = 0; i < nargs; i++) ((BufferObject *)PyTuple_GET_ITEM(tuples[d], i))->inflight++;
+  {
+    ARGS(PJRT_LoadedExecutable_Execute, .executable = self->exe, .options = &options,
+         .argument_lists = (PJRT_Buffer *const *const *)argv, .num_devices = (size_t)ndev,
+         .num_args = (size_t)nargs, .output_lists = outv,
+         .device_complete_events = nout ? NULL : complete);
+    PJRT_Error *err;
+    Py_BEGIN_ALLOW_THREADS
+    err = api->PJRT_LoadedExecutable_Execute(&a);
+    Py_END_ALLOW_THREADS
+    for (d = 0; d < ndev; d++)
+      for (i = 0; i < nargs; i++)
+        ((BufferObject *)PyTuple_GET_ITEM(tuples[d], i))->inflight--;
+    if (err != NULL) {
+      raise_error(api, err);
+      goto cleanup;
+    }
+    executed = 1;
+    for (d = 0; d < ndev; d++)
+      if (complete[d] != NULL) follow_run(c, complete[d]);
+  }
+  result = PyList_New(ndev);
+  for (d = 0; d < ndev; d++) {
+    PyObject *outs = result ? PyList_New(nout) : NULL;
+    for (i = 0; i < nout; i++) {
+      BufferObject *b = outs ? new_buffer(c, outv[d][i], self->out_ptypes[i],
+                                          self->dev_indices[d], NULL, self->out_dtypes[i])
+                             : NULL;
+      if (b == NULL) {
+        ARGS(PJRT_Buffer_Destroy, .buffer = outv[d][i]);
+        destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+        Py_CLEAR(outs);
+        continue;
+      }
+      PyList_SET_ITEM(outs, i, (PyObject *)b);
+    }
+    if (outs == NULL) {
+      Py_CLEAR(result);
+      continue;
+    }
+    PyList_SET_ITEM(result, d, outs);
+  }
+cleanup:
+  (void)executed;
+  if (tuples)
+    for (d = 0; d < ndev; d++) Py_XDECREF(tuples[d]);
+  if (argv)
+    for (d = 0; d < ndev; d++) PyMem_Free(argv[d]);
+  if (outv)
+    for (d = 0; d < ndev; d++) PyMem_Free(outv[d]);
+  PyMem_Free(tuples);
+  PyMem_Free(argv);
+  PyMem_Free(outv);
+  PyMem_Free(complete);
+  PyMem_Free(keep);
+  Py_DECREF(lists);
+  return result;
+}
+
+static PyObject *Executable_get_devices(ExecutableObject *self, void *c) {
+  (void)c;
+  PyObject *devs = self->client->py_devices;
+  PyObject *t = PyTuple_New(self->ndev);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t k = 0; k < self->ndev; k++) {
+    int index = self->dev_indices[k];
+    PyObject *v = PyTuple_Check(devs) && index < PyTuple_GET_SIZE(devs)
+                      ? PyTuple_GET_ITEM(devs, index)
+                      : NULL;
+    v = v ? (Py_INCREF(v), v) : PyLong_FromLong(index);
+    if (v == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, k, v);
+  }
+  return t;
+}
+
 static PyObject *Executable_get_shapes(ExecutableObject *self, void *c) {
   (void)c;
   PyObject *t = PyTuple_New(self->num_outputs);
@@ -547,6 +717,10 @@ static PyMethodDef Executable_methods[] = {
      "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
      "arguments; returns at once (asynchronous). Writeable numpy arguments are copied "
      "during the call, so later writes to them never change the results."},
+    {"execute_sharded", (PyCFunction)Executable_execute_sharded, METH_O,
+     "execute_sharded(arg_lists) -> list[list[DeviceBuffer]]\n\nOne run on every device "
+     "of a multi-device program: a list of DeviceBuffers per device (in `devices` order) "
+     "in, a list of results per device out. Nothing is donated."},
     {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,
      "serialize() -> bytes: the compiled program, for Client.deserialize_executable on the "
      "same plugin build."},
@@ -563,6 +737,8 @@ static PyGetSetDef Executable_getset[] = {
     {"output_shapes", (getter)Executable_get_shapes, NULL, "Shapes of the results.", NULL},
     {"output_dtypes", (getter)Executable_get_dtypes, NULL, "dtypes of the results.", NULL},
     {"device", (getter)Executable_get_device, NULL, "Device it runs on.", NULL},
+    {"devices", (getter)Executable_get_devices, NULL,
+     "Every device it runs on, in the order of its argument lists.", NULL},
     {"name", (getter)Executable_get_name, NULL, NULL, NULL},
     {"fingerprint", (getter)Executable_get_fingerprint, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL}};

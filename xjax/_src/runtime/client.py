@@ -136,20 +136,32 @@ def _option_override(name: str, value) -> bytes:
                     f"got {value!r} of type {type(value).__name__}")
 
 
-def compile_options(device_id: int | None = None, overrides: dict | None = None) -> bytes:
-    """CompileOptionsProto bytes for one replica, one partition, optionally on `device_id`.
+def compile_options(device_id: int | None = None, overrides: dict | None = None, *,
+                    partition_devices: tuple[int, ...] | None = None) -> bytes:
+    """CompileOptionsProto bytes: one replica and one partition, optionally on `device_id`;
+    or, with `partition_devices`, one partition per device id listed (XLA's SPMD
+    partitioner, Shardy's form of the module's shardings).
 
-    `executable_build_options` (3) = {num_replicas (4): 1, num_partitions (5): 1,
-    device_assignment (9): DeviceAssignmentProto{replica_count (1), computation_count (2),
-    computation_devices (3): [{replica_device_ids (1): [id]}]}}.
+    `executable_build_options` (3) = {num_replicas (4), num_partitions (5),
+    use_spmd_partitioning (6), device_assignment (9): DeviceAssignmentProto{replica_count
+    (1), computation_count (2), computation_devices (3): [{replica_device_ids (1): [id]}]
+    (one per partition)}, use_shardy_partitioner (19)}.
     `overrides` (XLA options by name, as JAX's ``compiler_options``) go to
     `env_option_overrides` (7), a map of name (1) to OptionOverrideProto (2); XLA checks
     the names and values when compiling.
     """
-    build = _field(4, 1) + _field(5, 1)
-    if device_id is not None:
-        assignment = _field(1, 1) + _field(2, 1) + _field(3, _field(1, device_id))
-        build += _field(9, assignment)
+    if partition_devices is not None:
+        ids = [int(i) for i in partition_devices]
+        build = _field(4, 1) + _field(5, len(ids)) + _field(6, 1)
+        assignment = _field(1, 1) + _field(2, len(ids))
+        for i in ids:
+            assignment += _field(3, _field(1, i))
+        build += _field(9, assignment) + _field(19, 1)
+    else:
+        build = _field(4, 1) + _field(5, 1)
+        if device_id is not None:
+            assignment = _field(1, 1) + _field(2, 1) + _field(3, _field(1, device_id))
+            build += _field(9, assignment)
     out = _field(3, build)
     for name, value in (overrides or {}).items():
         out += _field(7, _field(1, str(name).encode()) + _field(2, _option_override(name,
@@ -190,10 +202,24 @@ class Client(_pjrt.Client):
         """
         device_id = None
         if device is not None and device is not self.devices[0]:
-            if device not in self.devices:
-                raise ValueError(f"{device!r} is not a device of the {self.platform} client")
+            self._check_device(device)
             device_id = device.id
         return super().compile(mlir_text, compile_options(device_id, compiler_options))
+
+    def compile_partitioned(self, mlir_text: str | bytes, devices, *,
+                            compiler_options: dict | None = None) -> Executable:
+        """Compiles a module with shardings (``mhlo.num_partitions``, ``sdy`` shardings)
+        into one SPMD program partitioned over `devices`, run with
+        ``Executable.execute_sharded`` (one argument list per device, in this order)."""
+        for device in devices:
+            self._check_device(device)
+        return super().compile(mlir_text, compile_options(
+            None, compiler_options,
+            partition_devices=tuple(d.id for d in devices)))
+
+    def _check_device(self, device) -> None:
+        if device not in self.devices:
+            raise ValueError(f"{device!r} is not a device of the {self.platform} client")
 
     def hlo_text(self, mlir_text: str | bytes) -> str:
         """The HLO text of a StableHLO module, as XLA converts it (before its passes).
