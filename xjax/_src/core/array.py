@@ -14,6 +14,7 @@ from xjax._src.core.trace import immutable_message
 from xjax._src.runtime._pjrt import is_immutable as _nothing_can_write
 from xjax._src.runtime.client import get_client
 from xjax._src.runtime import devices
+from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.core.sharding_types import Shard, SingleDeviceSharding
 
 # Sources np.asarray always copies out of: Python values and NumPy scalars.
@@ -233,21 +234,40 @@ class Array(metaclass=_ArrayMeta):
         return self._buffer is None or self._buffer.is_ready()
 
     def devices(self) -> set:
-        if self._buffer is not None:
-            return {self._buffer.device}
+        buffer = self._buffer
+        if type(buffer) is ShardedBuffer:
+            return set(buffer.devices)
+        if buffer is not None:
+            return {buffer.device}
         return {devices()[0]}
 
     @property
     def device(self):
+        buffer = self._buffer
+        if type(buffer) is ShardedBuffer:  # as JAX: the sharding stands for its devices
+            return buffer.sharding if len(set(buffer.devices)) > 1 else buffer.device
         return next(iter(self.devices()))
 
     @property
     def sharding(self):
-        """A ``SingleDeviceSharding``: an xjax array lives whole on one device."""
+        """How the array is laid out: a ``SingleDeviceSharding`` for an array whole on one
+        device, else the sharding it was placed or computed with."""
+        buffer = self._buffer
+        if type(buffer) is ShardedBuffer:
+            return buffer.sharding
         return SingleDeviceSharding(self.device)
 
     @property
     def addressable_shards(self) -> list:
+        """One ``Shard`` per device: its device, index, replica id and data (an Array)."""
+        buffer = self._buffer
+        if type(buffer) is ShardedBuffer:
+            return [Shard(b.device, buffer.sharding, self.shape,
+                          Array._from_buffer(b, ShapedArray(tuple(b.shape), self.dtype,
+                                                            self.weak_type)),
+                          index=index, replica_id=replica)
+                    for b, index, replica in zip(buffer.buffers, buffer.indices,
+                                                 buffer.replica_ids(), strict=True)]
         return [Shard(self.device, self.sharding, self.shape, self)]
 
     global_shards = addressable_shards
@@ -258,7 +278,8 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def is_fully_replicated(self) -> bool:
-        return True
+        buffer = self._buffer
+        return type(buffer) is not ShardedBuffer or buffer.sharding.is_fully_replicated
 
     def copy_to_host_async(self) -> None:
         pass

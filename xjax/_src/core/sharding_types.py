@@ -229,6 +229,10 @@ def spec_names(entry) -> tuple:
     return entry if isinstance(entry, tuple) else (entry,)
 
 
+class IndivisibleError(ValueError):
+    """A sharding splits an array dimension into parts of unequal size."""
+
+
 class DuplicateSpecError(Exception):
     """A mesh axis appears in more than one dimension of a PartitionSpec."""
 
@@ -694,10 +698,11 @@ class NamedSharding(Sharding):
                                                 self._partition_counts(len(global_shape)),
                                                 strict=True)):
             if size % count:
-                raise ValueError(
-                    f"Sharding spec {self._spec.partitions} implies that array axis {dim} is "
-                    f"partitioned {count} times, but does not evenly divide the dimension "
-                    f"size {size}. Got shape: {global_shape} and sharding {self}")
+                counts = self._partition_counts(len(global_shape))
+                raise IndivisibleError(
+                    f"Sharding {self} implies that array axis {dim} is partitioned {count} "
+                    f"times, but the dimension size is {size} (full shape: {global_shape}, "
+                    f"per-dimension tiling factors: {counts} should evenly divide the shape)")
 
     def shard_shape(self, global_shape) -> tuple:
         self.check_compatible_shape(global_shape)
@@ -760,30 +765,36 @@ class NamedSharding(Sharding):
 
 class Shard:
     """One device's piece of an array: ``device``, ``index`` (slices into the global
-    array), ``replica_id`` and ``data``."""
+    array), ``replica_id`` and ``data``. A shard of a sharded array is given its data,
+    index and replica id; a single-device array's one shard is the whole array."""
 
-    __slots__ = ("_device", "_sharding", "_global_shape", "_array")
+    __slots__ = ("_device", "_sharding", "_global_shape", "_array", "_index", "_replica_id")
 
-    def __init__(self, device, sharding, global_shape, data=None):
+    def __init__(self, device, sharding, global_shape, data=None, *, index=None,
+                 replica_id=0):
         self._device = device
         self._sharding = sharding
         self._global_shape = tuple(global_shape)
         self._array = data
+        self._index = index
+        self._replica_id = replica_id
 
     device = property(lambda self: self._device)
 
     @property
     def index(self) -> tuple:
+        if self._index is not None:
+            return self._index
         return self._sharding.devices_indices_map(self._global_shape)[self._device]
 
     @property
     def replica_id(self) -> int:
-        return 0
+        return self._replica_id
 
     @property
     def data(self):
-        if self._array is None:
-            return None
+        if self._array is None or self._index is not None:
+            return self._array
         index = self.index
         if all(s == slice(None) for s in index):
             return self._array
@@ -805,6 +816,6 @@ def resolve_put_target(shape, target):
     return target
 
 
-__all__ = ["AbstractMesh", "AxisType", "DuplicateSpecError", "Mesh", "NamedSharding", "P",
+__all__ = ["AbstractMesh", "AxisType", "DuplicateSpecError", "IndivisibleError", "Mesh", "NamedSharding", "P",
            "PartitionSpec", "Shard", "Sharding", "SingleDeviceSharding", "get_abstract_mesh",
            "get_mesh", "set_mesh"]

@@ -141,11 +141,13 @@ def donation_attributes(in_avals, out_avals, donated) -> list[str | None]:
 
 
 def lower_module(closed: ClosedJaxpr, name: str = "main_module",
-                 donated=None) -> LoweredModule:
+                 donated=None, partitioning=None) -> LoweredModule:
     """Lower a closed jaxpr to a module whose ``main`` takes (large consts..., invars...).
 
     ``donated`` flags the invars the caller donates (``jit``'s ``donate_argnums``); see
-    :func:`donation_attributes`.
+    :func:`donation_attributes`. ``partitioning`` (a :class:`Partitioning`) makes it one
+    SPMD program over several devices: the mesh, and a sharding for every argument (the
+    large consts are replicated) and for the results that have one.
     """
     jaxpr = closed.jaxpr
     module = ModuleBuilder(f"jit_{name}")
@@ -173,4 +175,41 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
         n = len(passed_vars)
         fb.arg_attrs[n:] = attrs
         donated_args = tuple(n + i for i, a in enumerate(attrs) if a is not None)
+    if partitioning is not None:
+        partitioning.annotate(module, fb, [v.aval for v in passed_vars])
     return LoweredModule(module.text(), passed, donated_args)
+
+
+class Partitioning:
+    """How a module is split over devices: ``num_partitions``, one Shardy mesh
+    (``mesh``, e.g. ``<["x"=2, "y"=2]>``), the sharding of each invar and of each result
+    (Shardy's per-dimension axis lists, e.g. ``[["x"], []]``; None for a result the
+    partitioner chooses)."""
+
+    __slots__ = ("num_partitions", "mesh", "in_specs", "out_specs")
+
+    def __init__(self, num_partitions, mesh, in_specs, out_specs=None):
+        self.num_partitions = num_partitions
+        self.mesh = mesh
+        self.in_specs = list(in_specs)
+        self.out_specs = out_specs
+
+    def annotate(self, module, main, const_avals) -> None:
+        module.num_partitions = self.num_partitions
+        module.meshes["mesh"] = self.mesh
+        specs = [[[]] * len(a.shape) for a in const_avals] + self.in_specs
+        main.arg_attrs = [_join_attrs(attr, sharding_attribute(spec))
+                          for attr, spec in zip(main.arg_attrs, specs, strict=True)]
+        if self.out_specs is not None:
+            main.result_attrs = [None if spec is None else sharding_attribute(spec)
+                                 for spec in self.out_specs]
+
+
+def sharding_attribute(spec) -> str:
+    """``sdy.sharding`` of a value split as ``spec`` (per dimension, the mesh axes)."""
+    dims = ", ".join("{" + ", ".join(f'"{axis}"' for axis in axes) + "}" for axes in spec)
+    return f"sdy.sharding = #sdy.sharding<@mesh, [{dims}]>"
+
+
+def _join_attrs(first, second):
+    return second if not first else f"{first}, {second}"

@@ -99,6 +99,7 @@ class FunctionBuilder:
         self.arg_types = list(arg_types)
         self.args = [f"%arg{i}" for i in range(len(self.arg_types))]
         self.arg_attrs: list[str | None] = [None] * len(self.arg_types)  # e.g. donation
+        self.result_attrs: list[str | None] = []  # e.g. shardings (set after ret)
         self.types = dict(zip(self.args, self.arg_types, strict=True))
         self.lines: list[str] = []
         self.result_types: list[str] = []
@@ -201,20 +202,30 @@ class FunctionBuilder:
         types = ", ".join(self.result_types)
         self.lines.append(f'{self._indent}"func.return"({", ".join(values)}) : ({types}) -> ()')
 
+    def _result_attrs(self) -> list:
+        attrs = list(self.result_attrs)
+        return attrs + [None] * (len(self.result_types) - len(attrs))
+
     def text(self) -> str:
         args = ", ".join(f"{a}: {t}" + (f" {{{attr}}}" if attr else "")
                          for a, t, attr in zip(self.args, self.arg_types, self.arg_attrs,
                                                strict=True))
-        results = ", ".join(self.result_types)
+        results = ", ".join(t + (f" {{{attr}}}" if attr else "")
+                            for t, attr in zip(self.result_types, self._result_attrs(),
+                                               strict=True))
         head = f"  func.func {self.visibility} @{self.name}({args}) -> ({results}) {{"
         return "\n".join([head, *self.lines, "  }"])
 
 
 class ModuleBuilder:
-    """A module of functions; ``main`` is public, helpers private."""
+    """A module of functions; ``main`` is public, helpers private. A module partitioned
+    over several devices says how many (``num_partitions``) and names its device meshes
+    (``meshes``: name -> Shardy mesh text, e.g. ``<["x"=2, "y"=2]>``)."""
 
     def __init__(self, name: str = "xjax_module"):
         self.name = _sanitize(name)
+        self.num_partitions = 1
+        self.meshes: dict[str, str] = {}
         self.functions: list[FunctionBuilder] = []
         self._names: set[str] = set()
         self.cache: dict = {}  # lets lowering rules share helper functions
@@ -231,9 +242,11 @@ class ModuleBuilder:
         return fb
 
     def text(self) -> str:
-        body = "\n".join(f.text() for f in self.functions)
-        return (f"module @{self.name} attributes {{mhlo.num_partitions = 1 : i32, "
-                f"mhlo.num_replicas = 1 : i32}} {{\n{body}\n}}\n")
+        body = "\n".join([*(f"  sdy.mesh @{name} = {mesh}" for name, mesh in
+                            self.meshes.items()), *(f.text() for f in self.functions)])
+        return (f"module @{self.name} attributes {{mhlo.num_partitions = "
+                f"{self.num_partitions} : i32, mhlo.num_replicas = 1 : i32}} "
+                f"{{\n{body}\n}}\n")
 
 
 def _sanitize(name: str) -> str:

@@ -641,6 +641,52 @@ cleanup:
   return result;
 }
 
+/* optimized_program() -> (bytes, format): the program after XLA's passes (for the CPU
+ * plugin a serialized HloModuleProto, format "hlo"), where SPMD compiles record the
+ * shardings the partitioner chose for the results. */
+static PyObject *Executable_optimized_program(ExecutableObject *self, PyObject *unused) {
+  (void)unused;
+  const PJRT_Api *api = self->client->api;
+  if (!HAS_FN(api, PJRT_Executable_OptimizedProgram)) {
+    PyErr_SetString(PyExc_NotImplementedError, "this PJRT plugin cannot return the "
+                    "optimized program");
+    return NULL;
+  }
+  PJRT_Error *err;
+  ARGS(PJRT_LoadedExecutable_GetExecutable, .loaded_executable = self->exe);
+  if ((err = api->PJRT_LoadedExecutable_GetExecutable(&a)) != NULL)
+    return raise_error(api, err);
+  PJRT_Executable *ex = a.executable;
+  PyObject *result = NULL;
+  char *code = NULL;
+  PJRT_Program program = {.struct_size = PJRT_Program_STRUCT_SIZE};
+  PJRT_Executable_OptimizedProgram_Args o = {
+      .struct_size = PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE, .executable = ex,
+      .program = &program};
+  if ((err = api->PJRT_Executable_OptimizedProgram(&o)) != NULL) {
+    raise_error(api, err);
+    goto done;
+  }
+  code = PyMem_Malloc(program.code_size + 1);
+  if (code == NULL) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  program.code = code;
+  if ((err = api->PJRT_Executable_OptimizedProgram(&o)) != NULL) {
+    raise_error(api, err);
+    goto done;
+  }
+  result = Py_BuildValue("(y#s#)", code, (Py_ssize_t)program.code_size, program.format,
+                         (Py_ssize_t)program.format_size);
+done:
+  PyMem_Free(code);
+  PJRT_Executable_Destroy_Args d = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                    .executable = ex};
+  destroy_error(api, api->PJRT_Executable_Destroy(&d));
+  return result;
+}
+
 static PyObject *Executable_get_devices(ExecutableObject *self, void *c) {
   (void)c;
   PyObject *devs = self->client->py_devices;
@@ -721,6 +767,8 @@ static PyMethodDef Executable_methods[] = {
      "execute_sharded(arg_lists) -> list[list[DeviceBuffer]]\n\nOne run on every device "
      "of a multi-device program: a list of DeviceBuffers per device (in `devices` order) "
      "in, a list of results per device out. Nothing is donated."},
+    {"optimized_program", (PyCFunction)Executable_optimized_program, METH_NOARGS,
+     "optimized_program() -> (bytes, format): the program after XLA's passes."},
     {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,
      "serialize() -> bytes: the compiled program, for Client.deserialize_executable on the "
      "same plugin build."},

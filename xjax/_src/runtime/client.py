@@ -82,6 +82,9 @@ class Device:
     def __repr__(self) -> str:
         return self._repr
 
+    def __str__(self) -> str:  # JAX's: platform:id
+        return f"{self.platform}:{self.id}"
+
     def __eq__(self, other) -> bool:
         return self is other or (
             isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)

@@ -29,10 +29,12 @@ from xjax._src import runtime
 from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import Sharding, resolve_put_target
+from xjax._src.runtime.sharded import ShardedBuffer, shard_value
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
 from xjax._src.transformations import jit_shardings
 from xjax._src.transformations.jit_shardings import UNSPECIFIED
+from xjax._src.transformations.jit_partitioned import call_partitioned, sharded_arguments
 from xjax._src.transformations.wrapping import wraps
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
@@ -79,7 +81,7 @@ class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
     __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated",
-                 "single_leaf", "ref_plan")
+                 "single_leaf", "ref_plan", "partitioned")
 
     def __init__(self, closed, out_tree, donated=None, ref_plan=None):
         self.closed = closed
@@ -87,6 +89,7 @@ class _TraceEntry:
         self.out_tree = out_tree
         self.single_leaf = out_tree == _LEAF_TREE  # the output is one array: skip unflatten
         self.compiled = None
+        self.partitioned = None  # argument shardings -> SPMD executable (jit_partitioned)
         self.donated = donated  # per flat input: donated by the caller (or None: none)
         self.call_jaxpr, self.call_consts = consts_as_args(closed)
         if ref_plan is not None:  # its call passes the Refs' values and writes them back
@@ -279,6 +282,10 @@ class PjitFunction:
             return flag_checks.checked_jit_call(self, args, kwargs)
         entry, flat, _ = self._entry(args, kwargs)
         if type(trace_ctx.trace) is _ROOT:
+            if ShardedBuffer.made and entry.ref_plan is None and sharded_arguments(flat):
+                outs = call_partitioned(entry, self._name, flat, lambda: self._arg_names(
+                    args, kwargs, *self._split(args, kwargs)[1:]))
+                return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
             compiled = entry.compiled
             if compiled is None:
                 compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name,
@@ -611,6 +618,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                                  copy_semantics=tuple(semantics))
         return tree_unflatten(treedef, outs)
 
+    if isinstance(device, Sharding) and len(device._device_assignment) > 1:
+        return tree_map(lambda leaf: _put_sharded(leaf, device, may_alias), x)
     if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)
         sharding = device
         return tree_map(lambda leaf: _put_one(leaf, resolve_put_target(
@@ -644,6 +653,30 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
     return _put_array(value.astype(aval.dtype, copy=False), aval, device or runtime.devices()[0],
                       may_alias)
+
+
+def _put_sharded(leaf, sharding, may_alias=None):
+    """``device_put`` of one leaf split over the devices of ``sharding``: one buffer per
+    device holding the part of the value its index selects."""
+    if type(leaf) is Array and type(leaf._buffer) is ShardedBuffer \
+            and leaf._buffer.sharding == sharding:
+        return leaf
+    if type(leaf) is Array:
+        value, aval = leaf._value(), leaf._aval
+    else:
+        value = np.asarray(leaf)
+        aval = (python_scalar_aval(leaf) if isinstance(leaf, (bool, int, float, complex))
+                and not isinstance(leaf, np.generic) else
+                ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False))
+        value = value.astype(aval.dtype, copy=False)
+    resolve_put_target(aval.shape, sharding)  # the shape fits (JAX's ValueError)
+    index_map = sharding.devices_indices_map(aval.shape)
+    devices = sharding._device_assignment
+    indices = [index_map[d] for d in devices]
+    client = runtime.get_client(devices[0].platform)
+    buffers = shard_value(client, value, devices, indices, may_alias)
+    return Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype, buffers,
+                                            indices), aval)
 
 
 def _put_array(value, aval, device, may_alias=None):

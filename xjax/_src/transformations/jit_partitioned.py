@@ -1,0 +1,186 @@
+"""``jit`` over several devices: one SPMD program that XLA's partitioner splits.
+
+A jitted call whose arguments include an array sharded over several devices (placed by
+``device_put`` with a ``NamedSharding``, or computed so) is lowered with Shardy shardings:
+the mesh, each argument's sharding (unsharded arguments replicated), and compiled once per
+combination of argument shardings with one partition per mesh device. The partitioner
+inserts the collectives; its choice of result shardings is read back from the compiled
+program and given to the results as ``NamedSharding``s over the same mesh, as JAX does.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from xjax._src import runtime
+from xjax._src.core.array import Array
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, spec_names
+from xjax._src.higher_order.jit_call import _runtime_value
+from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
+from xjax._src.runtime.sharded import ShardedBuffer, output_shardings
+
+
+def sharded_arguments(flat) -> bool:
+    """Whether any argument is an Array split over several devices."""
+    return any(type(x) is Array and type(x._buffer) is ShardedBuffer for x in flat)
+
+
+class PartitionedFunction:
+    """An SPMD executable for one combination of argument shardings."""
+
+    __slots__ = ("executable", "mesh", "in_shardings", "out_shardings", "const_args",
+                 "in_avals", "out_avals", "text")
+
+    def __init__(self, closed, name, mesh, in_shardings):
+        self.mesh = mesh
+        self.in_shardings = in_shardings
+        self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
+        devices = list(mesh.devices.flat)
+        partitioning = Partitioning(len(devices), _mesh_text(mesh),
+                                    [_spec_axes(s, a.ndim) for s, a in
+                                     zip(in_shardings, closed.in_avals, strict=True)])
+        lowered = lower_module(closed, name, None, partitioning)
+        self.text = lowered.text
+        client = runtime.get_client(devices[0].platform)
+        self.executable = client.compile_partitioned(lowered.text, devices)
+        self.const_args = lowered.const_args
+        self.out_shardings = [
+            _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
+                                                                      len(devices)))
+            for tiles, aval in zip(output_shardings(self.executable), closed.out_avals,
+                                   strict=True)]
+
+    def __call__(self, flat):
+        devices = list(self.mesh.devices.flat)
+        replicated = NamedSharding(self.mesh, PartitionSpec())
+        per_argument = [_buffers_on(c, None, replicated, devices) for c in self.const_args]
+        per_argument += [_buffers_on(x, aval, s, devices) for x, aval, s in
+                         zip(flat, self.in_avals, self.in_shardings, strict=True)]
+        arg_lists = [[buffers[d] for buffers in per_argument] for d in range(len(devices))]
+        results = self.executable.execute_sharded(arg_lists)
+        outs = []
+        for i, (aval, sharding) in enumerate(zip(self.out_avals, self.out_shardings,
+                                                 strict=True)):
+            index_map = sharding.devices_indices_map(aval.shape)
+            buffer = ShardedBuffer(sharding, aval.shape, aval.dtype,
+                                   [results[d][i] for d in range(len(devices))],
+                                   [index_map[device] for device in devices])
+            outs.append(Array._from_buffer(buffer, aval))
+        return outs
+
+
+def call_partitioned(entry, name, flat, arg_names):
+    """Run the traced ``entry`` (a jit trace entry) on ``flat`` arguments, some sharded;
+    ``arg_names()`` names them for errors."""
+    in_shardings, mesh = _argument_shardings(flat, name, arg_names)
+    cache = entry.partitioned
+    if cache is None:
+        cache = entry.partitioned = {}
+    key = tuple(in_shardings)
+    compiled = cache.get(key)
+    if compiled is None:
+        compiled = cache[key] = PartitionedFunction(entry.closed, name, mesh, in_shardings)
+    return compiled(flat)
+
+
+def _argument_shardings(flat, name, arg_names):
+    """Each argument's sharding over the one mesh of the sharded arguments (the others
+    replicated over it)."""
+    sharded = [(i, x._buffer.sharding) for i, x in enumerate(flat)
+               if type(x) is Array and type(x._buffer) is ShardedBuffer]
+    meshes = {s.mesh for _, s in sharded}
+    if len(meshes) > 1:
+        _check_same_devices(flat, sharded, name, arg_names)
+        raise NotImplementedError("jit of arrays sharded over different meshes of the same "
+                                  "devices: place them on one mesh with jax.device_put")
+    mesh = meshes.pop()
+    replicated = NamedSharding(mesh, PartitionSpec())
+    shardings = [replicated] * len(flat)
+    for i, sharding in sharded:
+        if not isinstance(sharding, NamedSharding):
+            raise NotImplementedError(f"jit of an array with a {type(sharding).__name__}")
+        shardings[i] = sharding
+    return shardings, mesh
+
+
+def _check_same_devices(flat, sharded, name, arg_names) -> None:
+    """JAX's ValueError for arguments placed on different devices."""
+    first_index, first = sharded[0]
+    for i, sharding in sharded[1:]:
+        if sharding._device_assignment != first._device_assignment:
+            names = arg_names()
+
+            def describe(j, s):
+                ids = [d.id for d in s._device_assignment]
+                platform = s._device_assignment[0].platform.upper()
+                return (f"argument {names[j] if j < len(names) else j} of {name} with shape "
+                        f"{flat[j].aval.str_short()} and with device ids {ids} on platform "
+                        f"{platform}")
+            raise ValueError("Received incompatible devices for jitted computation. Got "
+                             f"{describe(first_index, first)} and {describe(i, sharding)}")
+
+
+def _buffers_on(x, aval, sharding, devices) -> list:
+    """One device buffer per device of ``x`` (of type ``aval``, if given) split as
+    ``sharding``."""
+    if type(x) is Array and type(x._buffer) is ShardedBuffer and x._buffer.sharding == sharding:
+        return x._buffer.buffers
+    value = np.ascontiguousarray(_runtime_value(x, aval) if type(x) is not Array
+                                 else x._value())
+    index_map = sharding.devices_indices_map(np.shape(value))
+    client = runtime.get_client(devices[0].platform)
+    return [client.buffer_from_numpy(np.ascontiguousarray(value[index_map[d]]), d)
+            for d in devices]
+
+
+def _mesh_text(mesh) -> str:
+    return "<[" + ", ".join(f'"{n}"={s}' for n, s in mesh.shape.items()) + "]>"
+
+
+def _spec_axes(sharding, ndim) -> list:
+    parts = sharding.spec.partitions
+    return [list(spec_names(parts[d])) if d < len(parts) else [] for d in range(ndim)]
+
+
+def _named_sharding(mesh, shape, indices) -> NamedSharding:
+    """The NamedSharding over ``mesh`` that places ``indices`` (one per mesh device, in
+    its order) as the partitioner did; the fewest mesh axes first."""
+    devices = list(mesh.devices.flat)
+    target = {d: _normalized(index, shape) for d, index in zip(devices, indices, strict=True)}
+    for spec in _candidate_specs(mesh, len(shape)):
+        sharding = NamedSharding(mesh, spec)
+        try:
+            index_map = sharding.devices_indices_map(shape)
+        except ValueError:
+            continue
+        if all(_normalized(index_map[d], shape) == target[d] for d in devices):
+            return sharding
+    raise NotImplementedError(f"a result sharding of shape {shape} that no PartitionSpec "
+                              f"over {mesh} describes")
+
+
+def _normalized(index, shape) -> tuple:
+    return tuple(s.indices(n)[:2] for s, n in zip(index, shape, strict=True))
+
+
+def _candidate_specs(mesh, ndim):
+    """PartitionSpecs over the mesh's axes of size > 1, the fewest axes first."""
+    axes = [n for n, s in mesh.shape.items() if s > 1]
+    specs = []
+    for placement in itertools.product(range(-1, ndim), repeat=len(axes)):
+        for order in itertools.permutations(range(len(axes))):
+            dims: list = [[] for _ in range(ndim)]
+            for a in order:
+                if placement[a] >= 0:
+                    dims[placement[a]].append(axes[a])
+            entries = [None if not d else d[0] if len(d) == 1 else tuple(d) for d in dims]
+            while entries and entries[-1] is None:
+                entries.pop()
+            specs.append((sum(p >= 0 for p in placement), tuple(entries)))
+    seen = set()
+    for _, entries in sorted(specs, key=lambda s: s[0]):
+        if entries not in seen:
+            seen.add(entries)
+            yield PartitionSpec(*entries)
