@@ -135,3 +135,38 @@ except ValueError as e:
                    "<lambda> with shape float32[4,8] and with device ids [0, 1] on platform "
                    "CPU and argument v of <lambda> with shape float32[4,8] and with device "
                    "ids [2, 3] on platform CPU"]
+
+
+def test_sharding_constraint_inside_jit_partitions_the_program():
+    out = _run_with_devices(2, """
+import numpy as np
+import xjax as jax, xjax.numpy as jnp
+from xjax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+s = NamedSharding(mesh, P("x"))
+r = jax.jit(lambda v: jax.lax.with_sharding_constraint(v + 1, s))(jnp.zeros(20))
+np.testing.assert_array_equal(np.asarray(r), np.ones(20))
+print(r.sharding == s, [s.index for s in r.addressable_shards])
+g = jax.jit(lambda v: jnp.sin(jax.lax.with_sharding_constraint(
+    v, NamedSharding(mesh, P(None, "x")))).sum(0))
+y = g(jnp.ones((3, 4)))
+np.testing.assert_allclose(np.asarray(y), np.full(4, 3 * np.sin(1.0)), rtol=1e-6)
+print(y.sharding.spec)
+""")
+    # JAX 0.10.2 on 2 CPU devices: the constrained result keeps the constraint's sharding.
+    assert out == ["True [(slice(0, 10, None),), (slice(10, 20, None),)]", "P('x',)"]
+
+
+def test_eager_operations_on_sharded_arrays_run_over_their_devices():
+    out = _run_with_devices(4, _SETUP + """
+a = jax.device_put(x, NamedSharding(mesh, P("x")))
+w = np.ones((8, 2), np.float32)
+cases = [(a + 1, x + 1), (a.sum(), x.sum()), (jnp.sin(a), np.sin(x)), (a @ w, x @ w),
+         (a[0], x[0]), (jnp.where(a > 3, a, 0), np.where(x > 3, x, 0)), (a.T, x.T)]
+for r, expected in cases:
+    np.testing.assert_allclose(np.asarray(r), expected, rtol=1e-6)
+    print(r.sharding.spec, len(r.devices()))
+""")
+    # JAX 0.10.2 gives the same shardings for the same eager operations.
+    assert out == ["P('x',) 4", "P() 4", "P('x',) 4", "P('x',) 4", "P() 4", "P('x',) 4",
+                   "P(None, 'x') 4"]

@@ -233,6 +233,14 @@ class IndivisibleError(ValueError):
     """A sharding splits an array dimension into parts of unequal size."""
 
 
+def spec_axes(sharding, ndim) -> list:
+    """Per dimension of a rank-``ndim`` value, the mesh axes ``sharding`` (a
+    NamedSharding) splits it over."""
+    parts = sharding.spec.partitions
+    return [[n for n in spec_names(parts[d]) if n is not None] if d < len(parts) else []
+            for d in range(ndim)]
+
+
 class DuplicateSpecError(Exception):
     """A mesh axis appears in more than one dimension of a PartitionSpec."""
 

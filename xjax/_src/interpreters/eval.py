@@ -17,6 +17,8 @@ from xjax._src.core.floating_errors import ignore_floating_errors, restore_float
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.primitive import Absent
 from xjax._src.core.trace import Trace, Tracer, set_root_trace
+from xjax._src.runtime.sharded import ShardedBuffer
+from xjax._src.runtime.sharded import state as sharded_state
 
 
 def concrete_operand(x):
@@ -49,6 +51,12 @@ class EvalTrace(Trace):
     __slots__ = ()
 
     def process_primitive(self, primitive, args, params):
+        if sharded_state.multi_device and any(
+                type(x) is Array and type(x._buffer) is ShardedBuffer for x in args):
+            # A jitted op over the operands' devices, as JAX; the transformations layer
+            # (above this one) builds and partitions programs.
+            from xjax._src.transformations.jit_partitioned import run_primitive_partitioned
+            return run_primitive_partitioned(primitive, args, params)
         if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
             values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
         else:

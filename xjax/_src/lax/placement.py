@@ -20,8 +20,10 @@ from xjax._src.core.primitive import Primitive
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.operands import to_operand
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, Sharding
-from xjax._src.core.sharding_types import get_mesh
+from xjax._src.core.sharding_types import (Mesh, NamedSharding, PartitionSpec, Sharding,
+                                           get_mesh, spec_axes)
+from xjax._src.lowering.stablehlo import sharding_value
+from xjax._src.runtime.sharded import state as sharded_state
 
 __all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p",
            "ArrayCopySemantics"]
@@ -67,8 +69,9 @@ def _check_value(x):
 
 
 def with_sharding_constraint(x, shardings):
-    """Constrain the sharding of ``x``: binds ``sharding_constraint`` per leaf, an identity
-    on xjax's single device.
+    """Constrain the sharding of ``x``: binds ``sharding_constraint`` per leaf. A jitted
+    program with a constraint over several devices is partitioned over them; on one device
+    (and eagerly) it is an identity.
 
     Parameters
     ----------
@@ -129,6 +132,8 @@ def _constrain(x, s, mesh):
         unconstrained = _DimSet(i for i, entry in enumerate(spec.partitions)
                                   if entry is PartitionSpec.UNCONSTRAINED)
         s = NamedSharding(mesh, spec)
+    if isinstance(s, NamedSharding) and s.mesh.size > 1:
+        sharded_state.multi_device = True  # jit looks for constraints from now on
     return sharding_constraint_p.bind(x, sharding=s, layout=None, context_mesh=mesh,
                                       unconstrained_dims=unconstrained)
 
@@ -231,7 +236,21 @@ def _constraint_impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
 
 
 def _constraint_lower(ctx, x, *, sharding, layout, context_mesh, unconstrained_dims):
-    return x  # one device: every sharding holds already
+    mesh = ctx.module.partition_mesh
+    if mesh is None or not isinstance(sharding, NamedSharding):
+        return x  # one device: every sharding holds already
+    own = sharding.mesh
+    if own.axis_names != mesh.axis_names or own.axis_sizes != mesh.axis_sizes or (
+            isinstance(own, Mesh) and tuple(own.devices.flat) != tuple(mesh.devices.flat)):
+        raise NotImplementedError(f"a sharding constraint over {own} in a program "
+                                  f"partitioned over {mesh}")
+    ndim = len(ctx.avals_in[0].shape)
+    parts = sharding.spec.partitions
+    open_dims = set(unconstrained_dims) | {d for d, p in enumerate(parts)
+                                           if p is PartitionSpec.UNCONSTRAINED}
+    value = sharding_value(spec_axes(sharding, ndim), open_dims)
+    return ctx.builder.op1("sdy.sharding_constraint", [x], ctx.builder.types[x],
+                           {"sharding": value})
 
 
 def _constraint_jvp(primals, tangents, **params):

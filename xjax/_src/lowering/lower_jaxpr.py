@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from xjax._src.core.primitive import Absent
-from xjax._src.lowering.stablehlo import FunctionBuilder, ModuleBuilder, aval_type
+from xjax._src.lowering.stablehlo import FunctionBuilder, ModuleBuilder, aval_type, sharding_value
 
 # Constants at most this many bytes are embedded in the module; larger ones become arguments
 # so compiling does not copy them and the executable can be reused with other values.
@@ -159,6 +159,8 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
             passed.append(value)
             passed_vars.append(var)
     arg_vars = passed_vars + jaxpr.invars
+    if partitioning is not None:  # before the body: sharding constraints read the mesh
+        partitioning.annotate_module(module)
     fb = module.function("main", [aval_type(v.aval) for v in arg_vars], "public")
     const_names = {}
     for var, value in embedded:
@@ -176,27 +178,29 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
         fb.arg_attrs[n:] = attrs
         donated_args = tuple(n + i for i, a in enumerate(attrs) if a is not None)
     if partitioning is not None:
-        partitioning.annotate(module, fb, [v.aval for v in passed_vars])
+        partitioning.annotate_main(fb, [v.aval for v in passed_vars])
     return LoweredModule(module.text(), passed, donated_args)
 
 
 class Partitioning:
-    """How a module is split over devices: ``num_partitions``, one Shardy mesh
-    (``mesh``, e.g. ``<["x"=2, "y"=2]>``), the sharding of each invar and of each result
-    (Shardy's per-dimension axis lists, e.g. ``[["x"], []]``; None for a result the
-    partitioner chooses)."""
+    """How a module is split over devices: the device ``mesh`` (a ``Mesh``), the
+    sharding of each invar and of each result (per dimension, the mesh axes it is split
+    over, e.g. ``[["x"], []]``; None for a result the partitioner chooses)."""
 
-    __slots__ = ("num_partitions", "mesh", "in_specs", "out_specs")
+    __slots__ = ("mesh", "in_specs", "out_specs")
 
-    def __init__(self, num_partitions, mesh, in_specs, out_specs=None):
-        self.num_partitions = num_partitions
+    def __init__(self, mesh, in_specs, out_specs=None):
         self.mesh = mesh
         self.in_specs = list(in_specs)
         self.out_specs = out_specs
 
-    def annotate(self, module, main, const_avals) -> None:
-        module.num_partitions = self.num_partitions
-        module.meshes["mesh"] = self.mesh
+    def annotate_module(self, module) -> None:
+        module.num_partitions = self.mesh.size
+        module.meshes["mesh"] = ("<[" + ", ".join(f'"{n}"={s}' for n, s in
+                                                  self.mesh.shape.items()) + "]>")
+        module.partition_mesh = self.mesh
+
+    def annotate_main(self, main, const_avals) -> None:
         specs = [[[]] * len(a.shape) for a in const_avals] + self.in_specs
         main.arg_attrs = [_join_attrs(attr, sharding_attribute(spec))
                           for attr, spec in zip(main.arg_attrs, specs, strict=True)]
@@ -207,8 +211,7 @@ class Partitioning:
 
 def sharding_attribute(spec) -> str:
     """``sdy.sharding`` of a value split as ``spec`` (per dimension, the mesh axes)."""
-    dims = ", ".join("{" + ", ".join(f'"{axis}"' for axis in axes) + "}" for axes in spec)
-    return f"sdy.sharding = #sdy.sharding<@mesh, [{dims}]>"
+    return f"sdy.sharding = {sharding_value(spec)}"
 
 
 def _join_attrs(first, second):

@@ -226,6 +226,7 @@ class ModuleBuilder:
         self.name = _sanitize(name)
         self.num_partitions = 1
         self.meshes: dict[str, str] = {}
+        self.partition_mesh = None  # the device mesh of a partitioned module ("mesh")
         self.functions: list[FunctionBuilder] = []
         self._names: set[str] = set()
         self.cache: dict = {}  # lets lowering rules share helper functions
@@ -247,6 +248,15 @@ class ModuleBuilder:
         return (f"module @{self.name} attributes {{mhlo.num_partitions = "
                 f"{self.num_partitions} : i32, mhlo.num_replicas = 1 : i32}} "
                 f"{{\n{body}\n}}\n")
+
+
+def sharding_value(axes_per_dim, open_dims=()) -> str:
+    """A Shardy sharding over the module's ``mesh``: per dimension, the mesh axes it is
+    split over; ``open_dims`` are left for the partitioner to choose."""
+    dims = ", ".join("{" + ", ".join(f'"{axis}"' for axis in axes)
+                     + (", ?" if axes and d in open_dims else "?" if d in open_dims else "")
+                     + "}" for d, axes in enumerate(axes_per_dim))
+    return f"#sdy.sharding<@mesh, [{dims}]>"
 
 
 def _sanitize(name: str) -> str:

@@ -13,6 +13,19 @@ import numpy as np
 from xjax._src.runtime._pjrt import XlaRuntimeError
 
 
+class _State:
+    """``multi_device``: whether the process made a sharded array or staged a sharding
+    constraint over several devices; until then jit never looks for either."""
+
+    __slots__ = ("multi_device",)
+
+    def __init__(self):
+        self.multi_device = False
+
+
+state = _State()
+
+
 class ShardedBuffer:
     """Per-device buffers of one global array.
 
@@ -29,10 +42,9 @@ class ShardedBuffer:
     """
 
     __slots__ = ("sharding", "shape", "dtype", "buffers", "indices", "__weakref__")
-    made = False  # whether any was made: until then jit never looks for sharded arguments
 
     def __init__(self, sharding, global_shape, dtype, buffers, indices):
-        ShardedBuffer.made = True
+        state.multi_device = True
         self.sharding = sharding
         self.shape = tuple(global_shape)
         self.dtype = np.dtype(dtype)

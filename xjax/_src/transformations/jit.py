@@ -30,11 +30,12 @@ from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import Sharding, resolve_put_target
 from xjax._src.runtime.sharded import ShardedBuffer, shard_value
+from xjax._src.runtime.sharded import state as sharded_state
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
 from xjax._src.transformations import jit_shardings
 from xjax._src.transformations.jit_shardings import UNSPECIFIED
-from xjax._src.transformations.jit_partitioned import call_partitioned, sharded_arguments
+from xjax._src.transformations.jit_partitioned import call_partitioned, partition_mesh
 from xjax._src.transformations.wrapping import wraps
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
@@ -282,10 +283,13 @@ class PjitFunction:
             return flag_checks.checked_jit_call(self, args, kwargs)
         entry, flat, _ = self._entry(args, kwargs)
         if type(trace_ctx.trace) is _ROOT:
-            if ShardedBuffer.made and entry.ref_plan is None and sharded_arguments(flat):
-                outs = call_partitioned(entry, self._name, flat, lambda: self._arg_names(
-                    args, kwargs, *self._split(args, kwargs)[1:]))
-                return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
+            if sharded_state.multi_device and entry.ref_plan is None:
+                mesh = partition_mesh(entry, flat)
+                if mesh is not None:
+                    outs = call_partitioned(entry, self._name, flat, mesh, lambda: (
+                        self._arg_names(args, kwargs, *self._split(args, kwargs)[1:])))
+                    return (outs[0] if entry.single_leaf
+                            else tree_unflatten(entry.out_tree, outs))
             compiled = entry.compiled
             if compiled is None:
                 compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name,

@@ -16,15 +16,46 @@ import numpy as np
 
 from xjax._src import runtime
 from xjax._src.core.array import Array
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, spec_names
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.interpreters.eval import concrete_operand
+from xjax._src.core.sharding_types import Mesh, NamedSharding, PartitionSpec, spec_axes
+from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
 from xjax._src.runtime.sharded import ShardedBuffer, output_shardings
 
 
-def sharded_arguments(flat) -> bool:
-    """Whether any argument is an Array split over several devices."""
-    return any(type(x) is Array and type(x._buffer) is ShardedBuffer for x in flat)
+def partition_mesh(entry, flat):
+    """The mesh a jitted call runs partitioned over, or None (one device): that of its
+    sharded arguments, else of the multi-device sharding constraints in its program."""
+    for x in flat:
+        if type(x) is Array and type(x._buffer) is ShardedBuffer:
+            return x._buffer.sharding.mesh
+    cache = entry.partitioned
+    if cache is None:
+        cache = entry.partitioned = {}
+    if None not in cache:
+        cache[None] = _constraint_mesh(entry.closed.jaxpr)
+    return cache[None]
+
+
+def _constraint_mesh(jaxpr):
+    """The mesh of the first multi-device sharding constraint in ``jaxpr`` (nested
+    jaxprs included), or None."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is sharding_constraint_p:
+            sharding = eqn.params["sharding"]
+            if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh) \
+                    and sharding.mesh.size > 1:
+                return sharding.mesh
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if isinstance(inner, Jaxpr):
+                    found = _constraint_mesh(inner)
+                    if found is not None:
+                        return found
+    return None
 
 
 class PartitionedFunction:
@@ -38,9 +69,8 @@ class PartitionedFunction:
         self.in_shardings = in_shardings
         self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
         devices = list(mesh.devices.flat)
-        partitioning = Partitioning(len(devices), _mesh_text(mesh),
-                                    [_spec_axes(s, a.ndim) for s, a in
-                                     zip(in_shardings, closed.in_avals, strict=True)])
+        partitioning = Partitioning(mesh, [spec_axes(s, a.ndim) for s, a in
+                                           zip(in_shardings, closed.in_avals, strict=True)])
         lowered = lower_module(closed, name, None, partitioning)
         self.text = lowered.text
         client = runtime.get_client(devices[0].platform)
@@ -71,10 +101,10 @@ class PartitionedFunction:
         return outs
 
 
-def call_partitioned(entry, name, flat, arg_names):
-    """Run the traced ``entry`` (a jit trace entry) on ``flat`` arguments, some sharded;
-    ``arg_names()`` names them for errors."""
-    in_shardings, mesh = _argument_shardings(flat, name, arg_names)
+def call_partitioned(entry, name, flat, mesh, arg_names):
+    """Run the traced ``entry`` (a jit trace entry) on ``flat`` arguments as one program
+    over ``mesh``; ``arg_names()`` names the arguments for errors."""
+    in_shardings = _argument_shardings(flat, mesh, name, arg_names)
     cache = entry.partitioned
     if cache is None:
         cache = entry.partitioned = {}
@@ -85,24 +115,20 @@ def call_partitioned(entry, name, flat, arg_names):
     return compiled(flat)
 
 
-def _argument_shardings(flat, name, arg_names):
-    """Each argument's sharding over the one mesh of the sharded arguments (the others
-    replicated over it)."""
+def _argument_shardings(flat, mesh, name, arg_names):
+    """Each argument's sharding over ``mesh`` (unsharded arguments replicated)."""
     sharded = [(i, x._buffer.sharding) for i, x in enumerate(flat)
                if type(x) is Array and type(x._buffer) is ShardedBuffer]
-    meshes = {s.mesh for _, s in sharded}
-    if len(meshes) > 1:
+    if any(s.mesh != mesh for _, s in sharded):
         _check_same_devices(flat, sharded, name, arg_names)
         raise NotImplementedError("jit of arrays sharded over different meshes of the same "
                                   "devices: place them on one mesh with jax.device_put")
-    mesh = meshes.pop()
-    replicated = NamedSharding(mesh, PartitionSpec())
-    shardings = [replicated] * len(flat)
+    shardings = [NamedSharding(mesh, PartitionSpec())] * len(flat)
     for i, sharding in sharded:
         if not isinstance(sharding, NamedSharding):
             raise NotImplementedError(f"jit of an array with a {type(sharding).__name__}")
         shardings[i] = sharding
-    return shardings, mesh
+    return shardings
 
 
 def _check_same_devices(flat, sharded, name, arg_names) -> None:
@@ -133,15 +159,6 @@ def _buffers_on(x, aval, sharding, devices) -> list:
     client = runtime.get_client(devices[0].platform)
     return [client.buffer_from_numpy(np.ascontiguousarray(value[index_map[d]]), d)
             for d in devices]
-
-
-def _mesh_text(mesh) -> str:
-    return "<[" + ", ".join(f'"{n}"={s}' for n, s in mesh.shape.items()) + "]>"
-
-
-def _spec_axes(sharding, ndim) -> list:
-    parts = sharding.spec.partitions
-    return [list(spec_names(parts[d])) if d < len(parts) else [] for d in range(ndim)]
 
 
 def _named_sharding(mesh, shape, indices) -> NamedSharding:
@@ -184,3 +201,38 @@ def _candidate_specs(mesh, ndim):
         if entries not in seen:
             seen.add(entries)
             yield PartitionSpec(*entries)
+
+
+_primitive_cache: dict = {}
+
+
+def run_primitive_partitioned(primitive, args, params):
+    """An eager primitive with a sharded operand, as JAX runs it: compiled alone as one
+    program over the operands' mesh (cached by primitive, params, avals and shardings),
+    its results sharded as the partitioner chose."""
+    values, avals = zip(*[concrete_or_sharded(x) for x in args]) if args else ((), ())
+    mesh = next(x._buffer.sharding.mesh for x in args
+                if type(x) is Array and type(x._buffer) is ShardedBuffer)
+    in_shardings = _argument_shardings(values, mesh, primitive.name,
+                                       lambda: [f"args[{i}]" for i in range(len(args))])
+    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), avals,
+           tuple(in_shardings))
+    compiled = _primitive_cache.get(key)
+    if compiled is None:
+        out_avals = primitive.abstract_eval(*avals, **params)
+        if not primitive.multiple_results:
+            out_avals = [out_avals]
+        invars = [Var(a) for a in avals]
+        outvars = [Var(a) for a in out_avals]
+        jaxpr = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
+        compiled = _primitive_cache[key] = PartitionedFunction(
+            ClosedJaxpr(jaxpr, []), primitive.name, mesh, in_shardings)
+    outs = compiled(list(values))
+    return outs if primitive.multiple_results else outs[0]
+
+
+def concrete_or_sharded(x):
+    """(operand, aval) of an eager operand: a sharded Array as it is, others as NumPy."""
+    if type(x) is Array and type(x._buffer) is ShardedBuffer:
+        return x, x._aval
+    return concrete_operand(x)
