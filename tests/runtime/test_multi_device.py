@@ -5,22 +5,8 @@ The CPU client's device count is fixed when it is created, so each check runs in
 interpreter with ``XJAX_NUM_CPU_DEVICES`` set; the results are checked there against NumPy.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
-
-
-def _run_with_devices(count: int, code: str) -> str:
-    env = dict(os.environ)
-    env["XJAX_NUM_CPU_DEVICES"] = str(count)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # import what we import
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.strip()
 
 
 _SETUP = """
@@ -56,9 +42,9 @@ _SCALE_AND_SUM = '''module @m attributes {mhlo.num_partitions = %(n)d : i32, mhl
 
 
 @pytest.mark.parametrize("count", [4, 8])
-def test_spmd_program_runs_on_every_device(count):
+def test_spmd_program_runs_on_every_device(count, run_with_devices):
     module = _SCALE_AND_SUM % {"n": count, "size": 2 * count}
-    out = _run_with_devices(count, _SETUP + f"""
+    out = run_with_devices(count, _SETUP + f"""
 module = {module!r}
 exe = client.compile_partitioned(module, client.devices)
 assert exe.devices == client.devices and len(exe.devices) == {count}
@@ -69,12 +55,12 @@ for r in results:  # every device holds the replicated sum
     np.testing.assert_allclose(r[1], x.sum(), rtol=1e-6)
 print("ok")
 """)
-    assert out == "ok"
+    assert out == ["ok"]
 
 
-def test_execute_sharded_checks_its_argument_lists():
+def test_execute_sharded_checks_its_argument_lists(run_with_devices):
     module = _SCALE_AND_SUM % {"n": 4, "size": 8}
-    out = _run_with_devices(4, _SETUP + f"""
+    out = run_with_devices(4, _SETUP + f"""
 exe = client.compile_partitioned({module!r}, client.devices)
 x = np.zeros(2, np.float32)
 on_device_0 = [[client.buffer_from_numpy(x, client.devices[0])] for _ in range(4)]
@@ -88,14 +74,14 @@ for bad, cls in [([[client.buffer_from_numpy(x, d)] for d in client.devices[:3]]
     else:
         raise AssertionError("accepted")
 """)
-    assert out.splitlines() == [
+    assert out == [
         "ValueError execute_sharded() takes 4 argument lists (one per device), got 3",
         "ValueError execute_sharded()",
         "TypeError execute_sharded()"]
 
 
-def test_partitioned_compile_rejects_foreign_devices():
-    out = _run_with_devices(2, _SETUP + """
+def test_partitioned_compile_rejects_foreign_devices(run_with_devices):
+    out = run_with_devices(2, _SETUP + """
 from xjax._src.runtime.client import Device
 stranger = Device(client, "cpu", 7, "cpu", "CpuDevice(id=7)", 7)
 try:
@@ -103,4 +89,4 @@ try:
 except ValueError as e:
     print(e)
 """)
-    assert out == "CpuDevice(id=7) is not a device of the cpu client"
+    assert out == ["CpuDevice(id=7) is not a device of the cpu client"]

@@ -6,21 +6,6 @@ The CPU client's device count is fixed when it is created, so each test runs a s
 a fresh interpreter with ``XJAX_NUM_CPU_DEVICES`` set.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
-
-
-def _run_with_devices(count: int, code: str) -> list[str]:
-    env = dict(os.environ)
-    env["XJAX_NUM_CPU_DEVICES"] = str(count)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # import what we import
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.strip().splitlines()
-
 
 _SETUP = """
 import numpy as np
@@ -31,8 +16,8 @@ x = np.arange(32.0, dtype=np.float32).reshape(4, 8)
 """
 
 
-def test_device_put_splits_over_the_mesh():
-    out = _run_with_devices(4, _SETUP + """
+def test_device_put_splits_over_the_mesh(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 a = jax.device_put(x, NamedSharding(mesh, P("x")))
 print(len(a.devices()), a.is_fully_replicated, a.sharding.spec)
 for s in a.addressable_shards:
@@ -50,8 +35,8 @@ print(a.device == a.sharding, str(jax.devices()[1]))
         "True cpu:1"]
 
 
-def test_device_put_errors_as_jax():
-    out = _run_with_devices(4, _SETUP + """
+def test_device_put_errors_as_jax(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 from xjax._src.core.sharding_types import IndivisibleError
 try:
     jax.device_put(np.ones(3), NamedSharding(mesh, P("x")))
@@ -69,8 +54,8 @@ except jax.errors.JaxRuntimeError as e:
         "INVALID_ARGUMENT: UnsafeBufferPointer() is supported only for unsharded arrays."]
 
 
-def test_jit_runs_one_program_over_the_devices():
-    out = _run_with_devices(4, _SETUP + """
+def test_jit_runs_one_program_over_the_devices(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 a = jax.device_put(x, NamedSharding(mesh, P("x")))
 b = jax.device_put(x, NamedSharding(mesh, P("x", "y")))
 w = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)
@@ -92,8 +77,8 @@ for f, args, expected in cases:
                    "P('x', 'y') 4"]
 
 
-def test_jit_grad_of_a_sharded_loss_matches_one_device():
-    out = _run_with_devices(8, _SETUP + """
+def test_jit_grad_of_a_sharded_loss_matches_one_device(run_with_devices):
+    out = run_with_devices(8, _SETUP + """
 rng = np.random.default_rng(0)
 w = rng.standard_normal((8, 4)).astype(np.float32)
 xs = rng.standard_normal((16, 8)).astype(np.float32)
@@ -108,8 +93,8 @@ print(g.sharding.spec, len(g.devices()), len(expected.devices()))
     assert out == ["P() 8 1"]
 
 
-def test_jit_with_in_and_out_shardings_places_results():
-    out = _run_with_devices(4, _SETUP + """
+def test_jit_with_in_and_out_shardings_places_results(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 f = jax.jit(lambda v: v * 2, in_shardings=NamedSharding(mesh, P("x")),
             out_shardings=NamedSharding(mesh, P(None, "y")))
 r = f(x)
@@ -120,8 +105,8 @@ print(r.sharding.spec, [s.index for s in r.addressable_shards][:2])
                    "(slice(None, None, None), slice(4, 8, None))]"]
 
 
-def test_arrays_on_different_devices_are_refused():
-    out = _run_with_devices(4, _SETUP + """
+def test_arrays_on_different_devices_are_refused(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 left = Mesh(np.array(jax.devices()[:2]), ("x",))
 right = Mesh(np.array(jax.devices()[2:]), ("x",))
 a = jax.device_put(x, NamedSharding(left, P("x")))
@@ -137,8 +122,8 @@ except ValueError as e:
                    "ids [2, 3] on platform CPU"]
 
 
-def test_sharding_constraint_inside_jit_partitions_the_program():
-    out = _run_with_devices(2, """
+def test_sharding_constraint_inside_jit_partitions_the_program(run_with_devices):
+    out = run_with_devices(2, """
 import numpy as np
 import xjax as jax, xjax.numpy as jnp
 from xjax.sharding import NamedSharding, PartitionSpec as P
@@ -157,8 +142,8 @@ print(y.sharding.spec)
     assert out == ["True [(slice(0, 10, None),), (slice(10, 20, None),)]", "P('x',)"]
 
 
-def test_eager_operations_on_sharded_arrays_run_over_their_devices():
-    out = _run_with_devices(4, _SETUP + """
+def test_eager_operations_on_sharded_arrays_run_over_their_devices(run_with_devices):
+    out = run_with_devices(4, _SETUP + """
 a = jax.device_put(x, NamedSharding(mesh, P("x")))
 w = np.ones((8, 2), np.float32)
 cases = [(a + 1, x + 1), (a.sum(), x.sum()), (jnp.sin(a), np.sin(x)), (a @ w, x @ w),

@@ -16,6 +16,7 @@ from xjax._src.higher_order import jit_call
 from xjax._src.runtime import default_backend, plugin_version, devices
 from xjax._src.core.version import __version__
 from xjax._src.transformations import jit as api
+from xjax._src.transformations import jit_partitioned
 from xjax._src.transformations.debug_flags import explicit_device_get
 
 
@@ -34,6 +35,7 @@ def clear_caches():
     jit_call._impl_cache.clear()
     jit_call._derived_cache.clear()
     eval_interpreter._xla_primitive_cache.clear()
+    jit_partitioned._primitive_cache.clear()
 
 
 def effects_barrier():

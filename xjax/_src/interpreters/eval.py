@@ -116,15 +116,22 @@ def run_primitive_with_xla(primitive, values, avals, params):
     key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
     compiled = _xla_primitive_cache.get(key)
     if compiled is None:
-        out_avals = primitive.abstract_eval(*avals, **params)
-        if not primitive.multiple_results:
-            out_avals = [out_avals]
-        invars = [Var(a) for a in avals]
-        outvars = [Var(a) for a in out_avals]
-        jaxpr = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
-        compiled = compile_closed_jaxpr(ClosedJaxpr(jaxpr, []), primitive.name)
+        compiled = compile_closed_jaxpr(single_equation_jaxpr(primitive, avals, params),
+                                        primitive.name)
         _xla_primitive_cache[key] = compiled
     return [np.asarray(b.to_numpy()) for b in compiled.execute_flat(values)]
+
+
+def single_equation_jaxpr(primitive, avals, params) -> ClosedJaxpr:
+    """A jaxpr applying ``primitive`` once to inputs of ``avals`` (an eager call compiled
+    alone)."""
+    out_avals = primitive.abstract_eval(*avals, **params)
+    if not primitive.multiple_results:
+        out_avals = [out_avals]
+    invars = [Var(a) for a in avals]
+    outvars = [Var(a) for a in out_avals]
+    return ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars,
+                                                            params)]), [])
 
 
 _unchecked_process_primitive = EvalTrace.process_primitive

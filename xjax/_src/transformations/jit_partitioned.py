@@ -16,8 +16,8 @@ import numpy as np
 
 from xjax._src import runtime
 from xjax._src.core.array import Array
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from xjax._src.interpreters.eval import concrete_operand
+from xjax._src.core.jaxpr import Jaxpr
+from xjax._src.interpreters.eval import concrete_operand, single_equation_jaxpr
 from xjax._src.core.sharding_types import Mesh, NamedSharding, PartitionSpec, spec_axes
 from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
@@ -219,14 +219,9 @@ def run_primitive_partitioned(primitive, args, params):
            tuple(in_shardings))
     compiled = _primitive_cache.get(key)
     if compiled is None:
-        out_avals = primitive.abstract_eval(*avals, **params)
-        if not primitive.multiple_results:
-            out_avals = [out_avals]
-        invars = [Var(a) for a in avals]
-        outvars = [Var(a) for a in out_avals]
-        jaxpr = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
         compiled = _primitive_cache[key] = PartitionedFunction(
-            ClosedJaxpr(jaxpr, []), primitive.name, mesh, in_shardings)
+            single_equation_jaxpr(primitive, avals, params), primitive.name, mesh,
+            in_shardings)
     outs = compiled(list(values))
     return outs if primitive.multiple_results else outs[0]
 
