@@ -111,11 +111,23 @@ def test_array_sharding_and_device_put():
     mesh = xjax.make_mesh((1,), ("x",))
     y = xjax.device_put(np.arange(4.0), NamedSharding(mesh, P("x")))
     np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
+    assert y.sharding == NamedSharding(mesh, P("x"))  # as placed, as JAX reports it
+    np.testing.assert_array_equal(np.asarray(xjax.jit(lambda v: v * 2)(y)), np.arange(8.0, step=2))
     tree = xjax.device_put({"a": np.ones(2), "b": np.zeros(3)},
                            {"a": NamedSharding(mesh, P()), "b": SingleDeviceSharding(dev)})
     np.testing.assert_array_equal(np.asarray(tree["b"]), np.zeros(3))
     with pytest.raises(ValueError, match="rank at least"):
         xjax.device_put(np.float32(1.0), NamedSharding(mesh, P("x")))
+
+
+def test_device_put_of_a_partition_spec_needs_a_context_mesh():
+    with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                                         "PartitionSpec is passed to device_put"):
+        xjax.device_put(np.ones(2), P())
+    mesh = xjax.make_mesh((1,), ("x",))
+    with xjax.set_mesh(mesh):
+        tree = xjax.device_put({"a": np.ones(2)}, {"a": P("x")})
+    assert tree["a"].sharding == NamedSharding(mesh, P("x"))  # JAX 0.10.2's
 
 
 def test_set_mesh_and_reshard():

@@ -28,7 +28,8 @@ from xjax._src.core import monitoring, purity
 from xjax._src import runtime
 from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
-from xjax._src.core.sharding_types import Sharding, resolve_put_target
+from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
+                                           resolve_put_target)
 from xjax._src.runtime.sharded import ShardedBuffer, shard_value
 from xjax._src.runtime.sharded import state as sharded_state
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
@@ -600,6 +601,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     >>> y
     Array([1., 1., 1.], dtype=float32)
     """
+    device = _specs_over_context_mesh(device)
     for target in tree_flatten(device, is_leaf=lambda t: t is None)[0]:
         if target is not None and not isinstance(target, (runtime.Device, Sharding)):
             raise ValueError("`xjax.device_put` only accepts `None`, an `xjax.sharding."
@@ -622,7 +624,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                                  copy_semantics=tuple(semantics))
         return tree_unflatten(treedef, outs)
 
-    if isinstance(device, Sharding) and len(device._device_assignment) > 1:
+    if isinstance(device, NamedSharding) or (isinstance(device, Sharding)
+                                              and len(device._device_assignment) > 1):
+        # Kept as placed (JAX reports the NamedSharding, even over one device).
         return tree_map(lambda leaf: _put_sharded(leaf, device, may_alias), x)
     if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)
         sharding = device
@@ -636,6 +640,23 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             device_put(sub, target, src=src, donate=donate, may_alias=may_alias)
             for sub, target in zip(subtrees, targets, strict=True)])
     return tree_map(lambda leaf: _put_one(leaf, device, src, donate, may_alias), x)
+
+
+def _specs_over_context_mesh(targets):
+    """``device_put`` targets with each PartitionSpec made a NamedSharding over the mesh
+    set with ``set_mesh`` (JAX's ValueError without one)."""
+    def resolve(target):
+        if not isinstance(target, PartitionSpec):
+            return target
+        mesh = get_mesh()
+        if mesh.empty:
+            raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                             "passed to device_put")
+        return NamedSharding(mesh, target)
+    if isinstance(targets, PartitionSpec):
+        return resolve(targets)
+    return tree_map(resolve, targets, is_leaf=lambda t: t is None or isinstance(
+        t, PartitionSpec))
 
 
 def _put_one(leaf, device, src=None, donate=False, may_alias=None):
