@@ -53,9 +53,8 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if sharded_state.multi_device and any(
                 type(x) is Array and type(x._buffer) is ShardedBuffer for x in args):
-            # A jitted op over the operands' devices, as JAX; the transformations layer
-            # (above this one) builds and partitions programs.
-            from xjax._src.transformations.jit_partitioned import run_primitive_partitioned
+            # A jitted op over the operands' devices, as JAX.
+            from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
             return run_primitive_partitioned(primitive, args, params)
         if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
             values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists

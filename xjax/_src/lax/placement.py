@@ -23,7 +23,7 @@ from xjax._src.lax.operands import to_operand
 from xjax._src.core.sharding_types import (Mesh, NamedSharding, PartitionSpec, Sharding,
                                            get_mesh, spec_axes)
 from xjax._src.lowering.stablehlo import sharding_value
-from xjax._src.runtime.sharded import state as sharded_state
+from xjax._src.runtime.sharded import note_multi_device
 
 __all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p",
            "ArrayCopySemantics"]
@@ -133,7 +133,7 @@ def _constrain(x, s, mesh):
                                   if entry is PartitionSpec.UNCONSTRAINED)
         s = NamedSharding(mesh, spec)
     if isinstance(s, NamedSharding) and s.mesh.size > 1:
-        sharded_state.multi_device = True  # jit looks for constraints from now on
+        note_multi_device()  # jit looks for constraints from now on
     return sharding_constraint_p.bind(x, sharding=s, layout=None, context_mesh=mesh,
                                       unconstrained_dims=unconstrained)
 

@@ -26,6 +26,12 @@ class _State:
 state = _State()
 
 
+def note_multi_device() -> None:
+    """Say that multi-device work has begun (a sharding constraint over several devices
+    was staged): from now on jit looks for shardings."""
+    state.multi_device = True
+
+
 class ShardedBuffer:
     """Per-device buffers of one global array.
 
