@@ -155,3 +155,27 @@ for r, expected in cases:
     # JAX 0.10.2 gives the same shardings for the same eager operations.
     assert out == ["P('x',) 4", "P() 4", "P('x',) 4", "P('x',) 4", "P() 4", "P('x',) 4",
                    "P(None, 'x') 4"]
+
+
+def test_constraint_over_the_abstract_context_mesh(run_with_devices):
+    out = run_with_devices(4, """
+import numpy as np
+import xjax as jax, xjax.numpy as jnp
+from xjax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 2), ("model", "data"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+@jax.jit
+def make():
+    abstract = jax.sharding.get_abstract_mesh()
+    return jax.lax.with_sharding_constraint(jnp.ones((8, 2)),
+                                            NamedSharding(abstract, P("model", "data")))
+
+with jax.set_mesh(mesh):
+    w = make()
+    x = jax.device_put(jnp.arange(32.0).reshape(4, 8), P(None, "model"))
+    y = x @ w
+np.testing.assert_allclose(np.asarray(y), np.arange(32.0).reshape(4, 8) @ np.ones((8, 2)))
+print(w.sharding.spec, w.sharding.shard_shape(w.shape), y.sharding.spec)
+""")
+    # JAX 0.10.2 (Flax's nnx.with_partitioning test does this).
+    assert out == ["P('model', 'data') (4, 1) P(None, 'data')"]

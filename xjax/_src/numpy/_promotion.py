@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from xjax._src.runtime.sharded import ShardedBuffer
+from xjax._src.runtime.sharded import state as sharded_state
 from xjax._src import lax
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
@@ -60,6 +62,9 @@ def eager_values_of_one_type(*args):
         return None
     first = args[0]
     if type(first) is not Array:
+        return None
+    if sharded_state.multi_device and any(  # sharded operands: run over their devices
+            type(x) is Array and type(x._buffer) is ShardedBuffer for x in args):
         return None
     aval = first._aval
     values = []

@@ -18,7 +18,8 @@ from xjax._src import runtime
 from xjax._src.core.array import Array
 from xjax._src.core.jaxpr import Jaxpr
 from xjax._src.interpreters.eval import concrete_operand, single_equation_jaxpr
-from xjax._src.core.sharding_types import Mesh, NamedSharding, PartitionSpec, spec_axes
+from xjax._src.core.sharding_types import (AbstractMesh, NamedSharding, PartitionSpec,
+                                           get_mesh, spec_axes)
 from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
@@ -36,7 +37,14 @@ def partition_mesh(entry, flat):
         cache = entry.partitioned = {}
     if None not in cache:
         cache[None] = _constraint_mesh(entry.closed.jaxpr)
-    return cache[None]
+    mesh = cache[None]
+    if isinstance(mesh, AbstractMesh):  # constraints over the context mesh's axes
+        concrete = get_mesh()
+        if concrete.empty or concrete.axis_names != mesh.axis_names or \
+                concrete.axis_sizes != mesh.axis_sizes:
+            return None
+        return concrete
+    return mesh
 
 
 def _constraint_mesh(jaxpr):
@@ -45,9 +53,8 @@ def _constraint_mesh(jaxpr):
     for eqn in jaxpr.eqns:
         if eqn.primitive is sharding_constraint_p:
             sharding = eqn.params["sharding"]
-            if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh) \
-                    and sharding.mesh.size > 1:
-                return sharding.mesh
+            if isinstance(sharding, NamedSharding) and sharding.mesh.size > 1:
+                return sharding.mesh  # a Mesh, or an AbstractMesh resolved at the call
         for value in eqn.params.values():
             for sub in value if isinstance(value, (tuple, list)) else (value,):
                 inner = getattr(sub, "jaxpr", sub)
