@@ -147,7 +147,7 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
     ``donated`` flags the invars the caller donates (``jit``'s ``donate_argnums``); see
     :func:`donation_attributes`. ``partitioning`` (a :class:`Partitioning`) makes it one
     SPMD program over several devices: the mesh, and a sharding for every argument (the
-    large consts are replicated) and for the results that have one.
+    large consts are replicated).
     """
     jaxpr = closed.jaxpr
     module = ModuleBuilder(f"jit_{name}")
@@ -183,16 +183,15 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
 
 
 class Partitioning:
-    """How a module is split over devices: the device ``mesh`` (a ``Mesh``), the
-    sharding of each invar and of each result (per dimension, the mesh axes it is split
-    over, e.g. ``[["x"], []]``; None for a result the partitioner chooses)."""
+    """How a module is split over devices: the device ``mesh`` (a ``Mesh``) and the
+    sharding of each invar (per dimension, the mesh axes it is split over, e.g.
+    ``[["x"], []]``); the partitioner chooses the results'."""
 
-    __slots__ = ("mesh", "in_specs", "out_specs")
+    __slots__ = ("mesh", "in_specs")
 
-    def __init__(self, mesh, in_specs, out_specs=None):
+    def __init__(self, mesh, in_specs):
         self.mesh = mesh
         self.in_specs = list(in_specs)
-        self.out_specs = out_specs
 
     def annotate_module(self, module) -> None:
         module.num_partitions = self.mesh.size
@@ -204,9 +203,6 @@ class Partitioning:
         specs = [[[]] * len(a.shape) for a in const_avals] + self.in_specs
         main.arg_attrs = [_join_attrs(attr, sharding_attribute(spec))
                           for attr, spec in zip(main.arg_attrs, specs, strict=True)]
-        if self.out_specs is not None:
-            main.result_attrs = [None if spec is None else sharding_attribute(spec)
-                                 for spec in self.out_specs]
 
 
 def sharding_attribute(spec) -> str:

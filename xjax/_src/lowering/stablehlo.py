@@ -99,7 +99,6 @@ class FunctionBuilder:
         self.arg_types = list(arg_types)
         self.args = [f"%arg{i}" for i in range(len(self.arg_types))]
         self.arg_attrs: list[str | None] = [None] * len(self.arg_types)  # e.g. donation
-        self.result_attrs: list[str | None] = []  # e.g. shardings (set after ret)
         self.types = dict(zip(self.args, self.arg_types, strict=True))
         self.lines: list[str] = []
         self.result_types: list[str] = []
@@ -202,17 +201,11 @@ class FunctionBuilder:
         types = ", ".join(self.result_types)
         self.lines.append(f'{self._indent}"func.return"({", ".join(values)}) : ({types}) -> ()')
 
-    def _result_attrs(self) -> list:
-        attrs = list(self.result_attrs)
-        return attrs + [None] * (len(self.result_types) - len(attrs))
-
     def text(self) -> str:
         args = ", ".join(f"{a}: {t}" + (f" {{{attr}}}" if attr else "")
                          for a, t, attr in zip(self.args, self.arg_types, self.arg_attrs,
                                                strict=True))
-        results = ", ".join(t + (f" {{{attr}}}" if attr else "")
-                            for t, attr in zip(self.result_types, self._result_attrs(),
-                                               strict=True))
+        results = ", ".join(self.result_types)
         head = f"  func.func {self.visibility} @{self.name}({args}) -> ({results}) {{"
         return "\n".join([head, *self.lines, "  }"])
 

@@ -525,7 +525,6 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
   PJRT_Buffer ***outv = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Buffer **));
   PJRT_Event **complete = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Event *));
   int64_t *keep = NULL;
-  int executed = 0;
   if (!tuples || !argv || !outv || !complete) {
     PyErr_NoMemory();
     goto cleanup;
@@ -599,7 +598,6 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
       raise_error(api, err);
       goto cleanup;
     }
-    executed = 1;
     for (d = 0; d < ndev; d++)
       if (complete[d] != NULL) follow_run(c, complete[d]);
   }
@@ -625,7 +623,6 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
     PyList_SET_ITEM(result, d, outs);
   }
 cleanup:
-  (void)executed;
   if (tuples)
     for (d = 0; d < ndev; d++) Py_XDECREF(tuples[d]);
   if (argv)

@@ -50,7 +50,7 @@ class ShardedBuffer:
     __slots__ = ("sharding", "shape", "dtype", "buffers", "indices", "__weakref__")
 
     def __init__(self, sharding, global_shape, dtype, buffers, indices):
-        state.multi_device = True
+        note_multi_device()
         self.sharding = sharding
         self.shape = tuple(global_shape)
         self.dtype = np.dtype(dtype)
@@ -175,10 +175,10 @@ def _ints(values) -> list[int]:
 
 
 class TileSharding:
-    """One value's OpSharding: each partition's tile of it, and how many trailing tile
-    dimensions only replicate (``replicated_tail``)."""
+    """One value's OpSharding: each partition's tile of it (tile dimensions past the
+    value's rank only replicate)."""
 
-    __slots__ = ("kind", "tile_dims", "device_order", "replicated_tail")
+    __slots__ = ("kind", "tile_dims", "device_order")
 
     def __init__(self, data: bytes):
         fields: dict = {}
@@ -192,8 +192,6 @@ class TileSharding:
             perm = _ints(fields.get(10, [])) or list(range(len(reshape)))
             devices = np.arange(int(np.prod(reshape))).reshape(reshape).transpose(perm)
         self.device_order = np.asarray(devices, np.int64).reshape(-1)
-        replicate_last = bool(fields.get(6, [(0, 0)])[0][1])
-        self.replicated_tail = len(_ints(fields.get(8, []))) or int(replicate_last)
 
     def partition_indices(self, global_shape, num_partitions) -> list:
         """The index (slices of the global value) each partition holds."""

@@ -671,13 +671,19 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True)
     if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
         return leaf
+    value, aval = _host_value(leaf)
+    return _put_array(value, aval, device or runtime.devices()[0], may_alias)
+
+
+def _host_value(leaf):
+    """(NumPy value, aval) of a value that is not an Array: a Python scalar is weakly
+    typed, a dtype JAX does not keep (float64 without x64) canonicalized."""
     value = np.asarray(leaf)
     if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
         aval = python_scalar_aval(leaf)
     else:
         aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
-    return _put_array(value.astype(aval.dtype, copy=False), aval, device or runtime.devices()[0],
-                      may_alias)
+    return value.astype(aval.dtype, copy=False), aval
 
 
 def _put_sharded(leaf, sharding, may_alias=None):
@@ -686,14 +692,7 @@ def _put_sharded(leaf, sharding, may_alias=None):
     if type(leaf) is Array and type(leaf._buffer) is ShardedBuffer \
             and leaf._buffer.sharding == sharding:
         return leaf
-    if type(leaf) is Array:
-        value, aval = leaf._value(), leaf._aval
-    else:
-        value = np.asarray(leaf)
-        aval = (python_scalar_aval(leaf) if isinstance(leaf, (bool, int, float, complex))
-                and not isinstance(leaf, np.generic) else
-                ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False))
-        value = value.astype(aval.dtype, copy=False)
+    value, aval = (leaf._value(), leaf._aval) if type(leaf) is Array else _host_value(leaf)
     resolve_put_target(aval.shape, sharding)  # the shape fits (JAX's ValueError)
     index_map = sharding.devices_indices_map(aval.shape)
     devices = sharding._device_assignment

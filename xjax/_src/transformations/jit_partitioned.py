@@ -23,7 +23,7 @@ from xjax._src.core.sharding_types import (AbstractMesh, NamedSharding, Partitio
 from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
-from xjax._src.runtime.sharded import ShardedBuffer, output_shardings
+from xjax._src.runtime.sharded import ShardedBuffer, output_shardings, shard_value
 
 
 def partition_mesh(entry, flat):
@@ -68,14 +68,14 @@ def _constraint_mesh(jaxpr):
 class PartitionedFunction:
     """An SPMD executable for one combination of argument shardings."""
 
-    __slots__ = ("executable", "mesh", "in_shardings", "out_shardings", "const_args",
-                 "in_avals", "out_avals", "text")
+    __slots__ = ("executable", "devices", "replicated", "in_shardings", "out_shardings",
+                 "out_indices", "const_args", "in_avals", "out_avals", "text")
 
     def __init__(self, closed, name, mesh, in_shardings):
-        self.mesh = mesh
+        self.devices = devices = list(mesh.devices.flat)
+        self.replicated = NamedSharding(mesh, PartitionSpec())
         self.in_shardings = in_shardings
         self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
-        devices = list(mesh.devices.flat)
         partitioning = Partitioning(mesh, [spec_axes(s, a.ndim) for s, a in
                                            zip(in_shardings, closed.in_avals, strict=True)])
         lowered = lower_module(closed, name, None, partitioning)
@@ -88,24 +88,22 @@ class PartitionedFunction:
                                                                       len(devices)))
             for tiles, aval in zip(output_shardings(self.executable), closed.out_avals,
                                    strict=True)]
+        self.out_indices = [[s.devices_indices_map(a.shape)[d] for d in devices]
+                            for s, a in zip(self.out_shardings, self.out_avals, strict=True)]
 
     def __call__(self, flat):
-        devices = list(self.mesh.devices.flat)
-        replicated = NamedSharding(self.mesh, PartitionSpec())
-        per_argument = [_buffers_on(c, None, replicated, devices) for c in self.const_args]
+        devices = self.devices
+        per_argument = [_buffers_on(c, None, self.replicated, devices)
+                        for c in self.const_args]
         per_argument += [_buffers_on(x, aval, s, devices) for x, aval, s in
                          zip(flat, self.in_avals, self.in_shardings, strict=True)]
         arg_lists = [[buffers[d] for buffers in per_argument] for d in range(len(devices))]
         results = self.executable.execute_sharded(arg_lists)
-        outs = []
-        for i, (aval, sharding) in enumerate(zip(self.out_avals, self.out_shardings,
-                                                 strict=True)):
-            index_map = sharding.devices_indices_map(aval.shape)
-            buffer = ShardedBuffer(sharding, aval.shape, aval.dtype,
-                                   [results[d][i] for d in range(len(devices))],
-                                   [index_map[device] for device in devices])
-            outs.append(Array._from_buffer(buffer, aval))
-        return outs
+        return [Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype,
+                                                 [per_device[i] for per_device in results],
+                                                 indices), aval)
+                for i, (aval, sharding, indices) in enumerate(zip(
+                    self.out_avals, self.out_shardings, self.out_indices, strict=True))]
 
 
 def call_partitioned(entry, name, flat, mesh, arg_names):
@@ -160,12 +158,10 @@ def _buffers_on(x, aval, sharding, devices) -> list:
     ``sharding``."""
     if type(x) is Array and type(x._buffer) is ShardedBuffer and x._buffer.sharding == sharding:
         return x._buffer.buffers
-    value = np.ascontiguousarray(_runtime_value(x, aval) if type(x) is not Array
-                                 else x._value())
+    value = _runtime_value(x, aval) if type(x) is not Array else x._value()
     index_map = sharding.devices_indices_map(np.shape(value))
-    client = runtime.get_client(devices[0].platform)
-    return [client.buffer_from_numpy(np.ascontiguousarray(value[index_map[d]]), d)
-            for d in devices]
+    return shard_value(runtime.get_client(devices[0].platform), value, devices,
+                       [index_map[d] for d in devices])
 
 
 def _named_sharding(mesh, shape, indices) -> NamedSharding:
