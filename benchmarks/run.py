@@ -7,6 +7,10 @@ median over rounds and the ratio to JAX. Before the rounds, the machine's float3
 (NumPy sgemm) and memory bandwidth (NumPy copy) are measured; workloads that declare their
 work (workloads.WORK) are reported as a rate beside that peak.
 
+A workload that needs several CPU devices (workloads.DEVICES) runs in a worker of its own per
+implementation, whose CPU client is created with that many devices, so the other workloads
+keep one device; NumPy sits those out.
+
     python benchmarks/run.py            # full: 5 rounds of 5 samples each
     python benchmarks/run.py --quick    # 3 rounds of 3 samples, smaller budgets (< 3 min)
     python benchmarks/run.py --only jit_call_4,eager_exp_4
@@ -17,6 +21,7 @@ The machine is shared: note its load (printed at the end) beside any numbers you
 import argparse
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -102,6 +107,45 @@ def worker(impl, names, quick=False):
     print(json.dumps(results))
 
 
+def worker_env(impl, devices):
+    """The environment for a worker whose CPU client must have `devices` devices: the count
+    is fixed when the client starts, so it is set before the worker imports anything."""
+    env = dict(os.environ)
+    if devices == 1:
+        return env
+    if impl == "xjax":
+        env["XJAX_NUM_CPU_DEVICES"] = str(devices)
+    elif impl == "jax":
+        flag = f"--xla_force_host_platform_device_count={devices}"
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + flag).strip()
+    return env
+
+
+def cpu_description():
+    """'model name, machine (AVX2 yes, AVX-512 no)' from /proc/cpuinfo ('unknown' where it
+    is missing): XLA's and NumPy's kernels depend on the vector width, so numbers from
+    different machines need it beside them."""
+    model, flags = None, None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model is None:
+                    model = value.strip()
+                elif key == "flags" and flags is None:
+                    flags = set(value.split())
+                if model is not None and flags is not None:
+                    break
+    except OSError:
+        pass
+
+    def has(flag):
+        return "unknown" if flags is None else ("yes" if flag in flags else "no")
+    return (f"{model or 'unknown'}, {platform.machine() or 'unknown'} "
+            f"(AVX2 {has('avx2')}, AVX-512 {has('avx512f')})")
+
+
 def available(impl):
     if impl == "numpy":
         return True
@@ -118,7 +162,7 @@ def main():
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, HERE)
-    from workloads import WORKLOADS
+    from workloads import DEVICES, WORKLOADS
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
     if args.worker:
         worker(args.worker, names, args.quick)
@@ -128,14 +172,20 @@ def main():
     impls = [i for i in IMPLS if available(i)]
     peaks = machine_peaks(args.quick)
     times = {(i, n): [] for i in impls for n in names}
+    groups = {}  # device count -> its workloads, in the order asked for
+    for name in names:
+        groups.setdefault(DEVICES.get(name, 1), []).append(name)
+    runs = [(impl, devices, group) for impl in impls for devices, group in groups.items()
+            if impl != "numpy" or devices == 1]
     errors = {}
     for r in range(rounds):
-        for impl in impls:
-            cmd = [sys.executable, __file__, "--worker", impl, "--only", ",".join(names)]
+        for impl, devices, group in runs:
+            cmd = [sys.executable, __file__, "--worker", impl, "--only", ",".join(group)]
             out = subprocess.run(cmd + (["--quick"] if args.quick else []),
-                                 capture_output=True, text=True)
+                                 capture_output=True, text=True, env=worker_env(impl, devices))
             if out.returncode != 0:
-                errors[impl] = out.stderr.strip().splitlines()[-1:] if out.stderr else "failed"
+                key = impl if devices == 1 else (impl, f"{devices} devices")
+                errors[key] = out.stderr.strip().splitlines()[-1:] if out.stderr else "failed"
                 continue
             for name, value in json.loads(out.stdout.strip().splitlines()[-1]).items():
                 if isinstance(value, str):
@@ -143,6 +193,7 @@ def main():
                 else:
                     times[(impl, name)].append(value)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    print(f"cpu: {cpu_description()}")
     print(f"{'workload':28s}" + "".join(f"{i:>14s}" for i in impls) + "  xjax/jax")
     for name in names:
         row = f"{name:28s}"

@@ -2,7 +2,9 @@
 
 Each workload is ``setup(ns) -> callable``; ``ns`` has ``np`` (the array module: xjax.numpy,
 jax.numpy or numpy), ``jit`` (identity for NumPy), ``asarray`` and ``block`` (wait for a
-result). A workload that an implementation cannot run returns None for it.
+result). A workload that an implementation cannot run returns None for it. A workload
+registered with ``devices=n`` runs in a worker process whose CPU client has n devices (run.py
+sets the environment variable each implementation reads before its client starts).
 """
 
 import numpy as np
@@ -11,11 +13,15 @@ WORKLOADS = {}
 # name -> ("flop" or "byte", count per call): run.py prints the achieved rate beside the
 # machine's measured peak (NumPy sgemm, NumPy copy).
 WORK = {}
+# name -> CPU device count its worker needs, for workloads that need more than one.
+DEVICES = {}
 
 
-def workload(name, needs_jit=False, flops=None, bytes_moved=None):
+def workload(name, needs_jit=False, flops=None, bytes_moved=None, devices=1):
     def register(setup):
         WORKLOADS[name] = (setup, needs_jit)
+        if devices != 1:
+            DEVICES[name] = devices
         if flops is not None:
             WORK[name] = ("flop", flops)
         elif bytes_moved is not None:
@@ -212,6 +218,41 @@ def mlp_step(ns):
 
     def run():
         value, grads = step(params, x, y)
+        return ns.block(value)
+    return run
+
+
+@workload("mlp_step_dp4", needs_jit=True, devices=4)
+def mlp_step_dp4(ns):
+    """A data-parallel training step on 4 CPU devices: mlp_value_and_grad_jit's MLP and
+    global batch of 128, the batch split over a 4-device mesh on its leading axis (32 rows a
+    device), parameters replicated, plus an SGD update. The updated parameters are fed back,
+    as a training loop does, so each call consumes the previous call's outputs, replicated over
+    the mesh (no donation: each call allocates its outputs afresh, the same work each time)."""
+    lib = ns.transforms
+    sharding = lib.sharding
+    devices = lib.devices()
+    if len(devices) < 4:
+        raise RuntimeError(f"needs 4 devices, the {ns.impl} CPU client has {len(devices)}")
+    mesh = sharding.Mesh(np.array(devices[:4]), ("data",))
+    replicated = sharding.NamedSharding(mesh, sharding.PartitionSpec())
+    batch = sharding.NamedSharding(mesh, sharding.PartitionSpec("data"))
+    rng = np.random.default_rng(1)
+    x = lib.device_put(rng.standard_normal((128, 784)).astype(np.float32), batch)
+    y = lib.device_put(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)], batch)
+    grad_fn = lib.value_and_grad(_mlp_loss(ns.np))
+
+    def step(params, x, y):
+        value, grads = grad_fn(params, x, y)
+        return value, lib.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+
+    step = ns.jit(step)
+    state = {"params": lib.device_put(_mlp_params(ns), replicated)}
+
+    def run():
+        value, state["params"] = step(state["params"], x, y)
+        # Blocking on the loss alone suffices in a loop: the next call waits for the
+        # parameters, so every step's full work lands inside the timed calls.
         return ns.block(value)
     return run
 
