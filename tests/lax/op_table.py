@@ -95,14 +95,21 @@ NO_RECORD = {
     "jit": "a call primitive: tested through jit itself (tests/interpreters)",
     "check": "checkify's effectful assertion, functionalized by checkify before it runs: "
              "tested in tests/test_checkify.py",
-    **{name: "a collective: only meaningful under vmap; tested in tests/interpreters/test_vmap.py"
+    **{name: "a collective: computed by vmap, or lowered inside a shard_map over several "
+             "devices; tested in tests/interpreters/test_vmap.py, tests/lax/test_collectives.py "
+             "and tests/transformations/test_shard_map_devices.py"
        for name in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
+    "shard_map": "holds a per-device body over a mesh: tested in "
+                 "tests/transformations/test_shard_map.py (one device) and "
+                 "test_shard_map_devices.py (several)",
     **{name: "holds a user function and rule: tested in "
              "tests/interpreters/test_custom_derivatives.py"
        for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
     **{name: "holds a user's Python function: tested in tests/test_callbacks.py"
        for name in ("pure_callback", "io_callback", "debug_callback")},
-    **{name: "a collective: only meaningful under vmap; tested in tests/lax/test_collectives.py"
+    **{name: "a collective: computed by vmap, or lowered inside a shard_map over several "
+             "devices (not ragged_all_to_all); tested in tests/lax/test_collectives.py and "
+             "tests/transformations/test_shard_map_devices.py"
        for name in ("ppermute", "pbroadcast", "all_to_all", "reduce_scatter",
                     "ragged_all_to_all")},
     # rng_bit_generator's batching rule is JAX's (the first key draws the whole batch), not a

@@ -100,9 +100,30 @@ f = jax.jit(lambda v: v * 2, in_shardings=NamedSharding(mesh, P("x")),
 r = f(x)
 np.testing.assert_array_equal(np.asarray(r), x * 2)
 print(r.sharding.spec, [s.index for s in r.addressable_shards][:2])
+main = [l for l in f.lower(x).as_text().splitlines() if "func.func public @main" in l][0]
+print('sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>' in main.split(" -> ")[1])
 """)
     assert out == ["P(None, 'y') [(slice(None, None, None), slice(0, 4, None)), "
-                   "(slice(None, None, None), slice(4, 8, None))]"]
+                   "(slice(None, None, None), slice(4, 8, None))]",
+                   "True"]
+
+
+def test_out_shardings_alone_partition_the_program(run_with_devices):
+    """Unsharded arguments and multi-device out_shardings: the program runs over the
+    out_shardings' mesh and produces them (JAX does the same)."""
+    out = run_with_devices(4, _SETUP + """
+f = jax.jit(lambda v: (v + 1, v.sum(0)), out_shardings=(NamedSharding(mesh, P("x", "y")),
+                                                         NamedSharding(mesh, P("y"))))
+a, b = f(x)
+np.testing.assert_array_equal(np.asarray(a), x + 1)
+np.testing.assert_array_equal(np.asarray(b), x.sum(0))
+print(a.sharding.spec, b.sharding.spec, len(a.devices()), len(b.devices()))
+try:
+    jax.jit(lambda v: v, out_shardings=NamedSharding(mesh, P(None, None, "x")))(x)
+except ValueError as e:
+    print(type(e).__name__)
+""")
+    assert out == ["P('x', 'y') P('y',) 4 4", "ValueError"]
 
 
 def test_arrays_on_different_devices_are_refused(run_with_devices):

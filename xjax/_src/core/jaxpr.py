@@ -9,7 +9,7 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.errors import JaxprTypeError
-from xjax._src.core import source_info
+from xjax._src.core import axis_env, source_info
 
 _var_counter = itertools.count()
 
@@ -185,8 +185,14 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
     for eqn in jaxpr.eqns:
         for atom in eqn.invars:
             check_atom(atom, eqn.primitive.name)
-        for sub in _sub_jaxprs(eqn.params):
-            check_jaxpr(sub)
+        body_axes = axis_env.body_axis_sizes.get(eqn.primitive)
+        if body_axes is None:
+            for sub in _sub_jaxprs(eqn.params):
+                check_jaxpr(sub)
+        else:  # its body's collectives name axes the equation binds
+            with axis_env.axes_bound(body_axes(eqn.params)):
+                for sub in _sub_jaxprs(eqn.params):
+                    check_jaxpr(sub)
         out_avals = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
         if not eqn.primitive.multiple_results:
             out_avals = (out_avals,)

@@ -6,6 +6,7 @@ import enum
 
 import numpy as np
 
+from xjax._src.core.sharding_types import AbstractMesh, Mesh
 from xjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -69,6 +70,8 @@ def _param_repr(value, names: _Names, indent: int, offset: int = 0) -> str:
         return str(value)
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
+    if isinstance(value, (Mesh, AbstractMesh)):  # JAX prints a mesh param by its str
+        return str(value)
     return repr(value)
 
 

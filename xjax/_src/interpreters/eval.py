@@ -44,6 +44,17 @@ def concrete_operand(x):
 
 _new_array = object.__new__
 
+# ``(primitive, params) -> Mesh or None``: the device mesh an application runs over by
+# itself (a ``shard_map``, or a loop whose body holds one); set by ``jit_partitioned``. An
+# eager application over several devices runs as one SPMD program there.
+_own_mesh = None
+
+
+def set_own_mesh_finder(finder) -> None:
+    """Install the ``(primitive, params) -> Mesh or None`` function above."""
+    global _own_mesh
+    _own_mesh = finder
+
 
 class EvalTrace(Trace):
     """Evaluates primitives on concrete values."""
@@ -51,11 +62,13 @@ class EvalTrace(Trace):
     __slots__ = ()
 
     def process_primitive(self, primitive, args, params):
-        if sharded_state.multi_device and any(
-                type(x) is Array and type(x._buffer) is ShardedBuffer for x in args):
-            # A jitted op over the operands' devices, as JAX.
-            from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
-            return run_primitive_partitioned(primitive, args, params)
+        if sharded_state.multi_device:
+            mesh = _own_mesh(primitive, params) if _own_mesh is not None else None
+            if mesh is not None or any(type(x) is Array and type(x._buffer) is ShardedBuffer
+                                       for x in args):
+                # A jitted op over the operands' (or its own mesh's) devices, as JAX.
+                from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
+                return run_primitive_partitioned(primitive, args, params, mesh)
         if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
             values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
         else:

@@ -1,8 +1,12 @@
-"""Collectives over a named vmap axis: ``psum``, ``pmean``, ``pmax``, ``pmin``,
-``all_gather``, ``axis_index``.
+"""Collectives over a named axis: ``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
+``axis_index``.
 
-Each is a primitive whose batching rule needs the BatchTrace (its axis name and size): a
-``NeedsTrace`` rule. Outside any vmap of that name, the name is unbound (NameError).
+A name is bound by a vmap (a BatchTrace with that ``axis_name``) or by the manual mesh axes
+of a ``shard_map`` body being traced (``core.axis_env``). Under a vmap each collective is
+computed by its batching rule (a ``NeedsTrace`` rule, which sees every instance); in a
+``shard_map`` body it stays an equation, and is lowered to XLA's collective over the
+devices of the mesh axes (``lowering.collectives``). Outside both, the name is unbound
+(NameError).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import operator
 
 import numpy as np
 
-from xjax._src.core import dtypes
+from xjax._src.core import axis_env, dtypes
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
@@ -27,6 +31,8 @@ from xjax._src.lax.elementwise import add, div, mul
 from xjax._src.lax.operands import to_operand
 from xjax._src.lax.shape import iota, reshape, transpose
 from xjax._src.lax.slicing import index_take
+from xjax._src.lowering import collectives
+from xjax._src.lowering.stablehlo import aval_type, i64_array, tensor_type
 
 
 def _names(axis_name) -> tuple:
@@ -40,6 +46,8 @@ def _bound_names() -> list:
         if name is not None:
             names.append(name)
         trace = trace.parent
+    for sizes in axis_env.bound_frames():
+        names.extend(sizes)
     return names
 
 
@@ -85,10 +93,22 @@ def _make_reducer(name, reduce_name):
         return out, None
 
     primitive = Primitive(name, abstract_eval=_reducer_abstract_eval, impl=_unbound_impl,
-                          lower=Absent("collectives are resolved by vmap before lowering"),
+                          lower=_reducer_lowering(name, reduce_name),
                           jvp=_linear_or_absent(name), transpose=_transpose_or_absent(name),
                           batch=NeedsTrace(batch))
     return primitive
+
+
+_REDUCER_OPS = {"sum": "stablehlo.add", "max": "stablehlo.maximum", "min": "stablehlo.minimum"}
+
+
+def _reducer_lowering(name, reduce_name):
+    def lower(ctx, x, *, axes):
+        mesh = collectives.partition_mesh(ctx.builder, name)
+        aval = ctx.avals_in[0]
+        return collectives.all_reduce(ctx.builder, x, aval_type(aval), aval.dtype,
+                                      _REDUCER_OPS[reduce_name], mesh, axes)
+    return lower
 
 
 def _linear_or_absent(name):
@@ -184,6 +204,10 @@ def axis_size(axis_name) -> int:
             size *= trace.axis_size
             remaining.discard(name)
         trace = trace.parent
+    for sizes in axis_env.bound_frames():
+        for name in [n for n in remaining if n in sizes]:
+            size *= sizes[name]
+            remaining.discard(name)
     if remaining:
         _check_bound(tuple(remaining))
     return size
@@ -275,9 +299,24 @@ def _all_gather_transpose(ct, x, *, axes, axis, tiled, size):
                                   axis_size=size, tiled=tiled)]
 
 
+def _all_gather_lower(ctx, x, *, axes, axis, tiled, size):
+    """XLA's all_gather concatenates along an existing axis: the untiled form gathers
+    along a size-1 axis inserted first."""
+    b = ctx.builder
+    mesh = collectives.partition_mesh(b, "all_gather")
+    aval = ctx.avals_in[0]
+    if not tiled:
+        shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
+        dims = [d for d in range(len(shape)) if d != axis]
+        x = b.op1("stablehlo.broadcast_in_dim", [x], tensor_type(shape, aval.dtype),
+                  {"broadcast_dimensions": i64_array(dims)})
+    attrs = {"all_gather_dim": f"{axis} : i64",
+             **collectives.group_attributes(b, mesh, axes)}
+    return b.op1("stablehlo.all_gather", [x], aval_type(ctx.avals_out[0]), attrs)
+
+
 all_gather_p = Primitive("all_gather", abstract_eval=_all_gather_abstract_eval,
-                         impl=_unbound_impl,
-                         lower=Absent("collectives are resolved by vmap before lowering"),
+                         impl=_unbound_impl, lower=_all_gather_lower,
                          jvp=late_rule(linear_jvp, "all_gather"),
                          transpose=_all_gather_transpose,
                          batch=NeedsTrace(_all_gather_batch))
@@ -360,9 +399,14 @@ def _axis_index_batch(trace, vals, dims, *, axis_name):
     return iota(np.int32, trace.axis_size), 0
 
 
+def _axis_index_lower(ctx, *, axis_name):
+    mesh = collectives.partition_mesh(ctx.builder, "axis_index")
+    return collectives.instance_index(ctx.builder, mesh, (axis_name,))
+
+
 axis_index_p = Primitive("axis_index", abstract_eval=_axis_index_abstract_eval,
                          impl=lambda *, axis_name: _unbound_impl(axes=(axis_name,)),
-                         lower=Absent("collectives are resolved by vmap before lowering"),
+                         lower=_axis_index_lower,
                          jvp=Absent("integer output: no derivative"),
                          transpose=Absent("integer output: no derivative"),
                          batch=NeedsTrace(_axis_index_batch))

@@ -39,8 +39,11 @@ from xjax._src.lax.elementwise import mul
 from xjax._src.lax.reduce import reduce_sum
 from xjax._src.lax.shape import broadcast_in_dim, expand_dims, full, reshape, squeeze
 from xjax._src.lax.slicing import dynamic_index_in_dim, dynamic_slice_in_dim
+from xjax._src.lowering import collectives
+from xjax._src.lowering.stablehlo import aval_type, tensor_type
 
-_NO_LOWERING = Absent("collectives are resolved by vmap before lowering")
+_NO_LOWERING = Absent("ragged_all_to_all is computed by vmap only: no lowering over devices "
+                      "yet")
 
 
 def _zeros_like(x):
@@ -135,8 +138,21 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
     return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse)]
 
 
+def _ppermute_lower(ctx, x, *, axis_name, perm):
+    """Each group of partitions (the instances of ``axis_name``) permutes within itself;
+    a destination with no source receives zeros, as XLA's collective_permute gives."""
+    b = ctx.builder
+    mesh = collectives.partition_mesh(b, "ppermute")
+    pairs = [(int(row[src]), int(row[dst]))
+             for row in collectives.replica_groups(mesh, axis_name) for src, dst in perm]
+    table = np.asarray(pairs, np.int64).reshape(-1, 2)
+    attrs = {"channel_handle": collectives.channel_handle(b),
+             "source_target_pairs": collectives.groups_attribute(table)}
+    return b.op1("stablehlo.collective_permute", [x], aval_type(ctx.avals_out[0]), attrs)
+
+
 ppermute_p = Primitive("ppermute", abstract_eval=_ppermute_abstract_eval, impl=_unbound_impl,
-                       lower=_NO_LOWERING, jvp=late_rule(linear_jvp, "ppermute"),
+                       lower=_ppermute_lower, jvp=late_rule(linear_jvp, "ppermute"),
                        transpose=_ppermute_transpose, batch=NeedsTrace(_ppermute_batch))
 
 
@@ -226,9 +242,26 @@ def _pbroadcast_transpose(ct, x, *, axis_name, source):
     return [_masked(eq(_linear_index(axis_name), _const(source, np.int32)), total)]
 
 
+def _pbroadcast_lower(ctx, x, *, axis_name, source):
+    """The source instance's value, the others' replaced by zeros, summed over the group."""
+    b = ctx.builder
+    mesh = collectives.partition_mesh(b, "pbroadcast")
+    aval = ctx.avals_in[0]
+    here = collectives.instance_index(b, mesh, axis_name)
+    is_source = b.op1("stablehlo.compare", [here, b.constant(np.int32(source))], "tensor<i1>",
+                      {"comparison_direction": "#stablehlo<comparison_direction EQ>"})
+    mask = b.op1("stablehlo.broadcast_in_dim", [is_source], tensor_type(aval.shape, np.bool_),
+                 "broadcast_dimensions = array<i64>")
+    zeros = b.op1("stablehlo.broadcast_in_dim", [b.constant(np.zeros((), aval.dtype))],
+                  aval_type(aval), "broadcast_dimensions = array<i64>")
+    masked = b.op1("stablehlo.select", [mask, x, zeros], aval_type(aval))
+    op = "stablehlo.or" if aval.dtype == np.bool_ else "stablehlo.add"
+    return collectives.all_reduce(b, masked, aval_type(aval), aval.dtype, op, mesh, axis_name)
+
+
 pbroadcast_p = Primitive("pbroadcast", abstract_eval=lambda aval, *, axis_name, source:
                          _ppermute_abstract_eval(aval, axis_name=axis_name, perm=()),
-                         impl=_unbound_impl, lower=_NO_LOWERING,
+                         impl=_unbound_impl, lower=_pbroadcast_lower,
                          jvp=late_rule(linear_jvp, "pbroadcast"),
                          transpose=_pbroadcast_transpose, batch=NeedsTrace(_pbroadcast_batch))
 
@@ -321,8 +354,20 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, tiled):
                               concat_axis=split_axis, tiled=tiled)]
 
 
+def _all_to_all_lower(ctx, x, *, axis_name, split_axis, concat_axis, tiled):
+    b = ctx.builder
+    mesh = collectives.partition_mesh(b, "all_to_all")
+    groups = collectives.replica_groups(mesh, axis_name)
+    attrs = {"channel_handle": collectives.channel_handle(b),
+             "concat_dimension": f"{concat_axis} : i64",
+             "replica_groups": collectives.groups_attribute(groups),
+             "split_count": f"{groups.shape[1]} : i64",
+             "split_dimension": f"{split_axis} : i64"}
+    return b.op1("stablehlo.all_to_all", [x], aval_type(ctx.avals_out[0]), attrs)
+
+
 all_to_all_p = Primitive("all_to_all", abstract_eval=_all_to_all_abstract_eval,
-                         impl=_unbound_impl, lower=_NO_LOWERING,
+                         impl=_unbound_impl, lower=_all_to_all_lower,
                          jvp=late_rule(linear_jvp, "all_to_all"),
                          transpose=_all_to_all_transpose, batch=NeedsTrace(_all_to_all_batch))
 
@@ -481,8 +526,27 @@ def _reduce_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size,
                               size=axis_size)]
 
 
+def _reduce_scatter_lower(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+    """XLA's reduce_scatter keeps the scattered axis (length divided by the group size);
+    the untiled form then drops it."""
+    b = ctx.builder
+    mesh = collectives.partition_mesh(b, "psum_scatter")
+    aval = ctx.avals_in[0]
+    shape = list(aval.shape)
+    shape[scatter_dimension] //= axis_size
+    op = "stablehlo.or" if aval.dtype == np.bool_ else "stablehlo.add"
+    region = collectives.reducer_region(b, aval.dtype, op)
+    attrs = {"scatter_dimension": f"{scatter_dimension} : i64",
+             **collectives.group_attributes(b, mesh, axis_name)}
+    out = b.op1("stablehlo.reduce_scatter", [x], tensor_type(shape, aval.dtype), attrs,
+                regions=[region])
+    if not tiled:
+        out = b.op1("stablehlo.reshape", [out], aval_type(ctx.avals_out[0]))
+    return out
+
+
 reduce_scatter_p = Primitive("reduce_scatter", abstract_eval=_reduce_scatter_abstract_eval,
-                             impl=_unbound_impl, lower=_NO_LOWERING,
+                             impl=_unbound_impl, lower=_reduce_scatter_lower,
                              jvp=late_rule(linear_jvp, "reduce_scatter"),
                              transpose=_reduce_scatter_transpose,
                              batch=NeedsTrace(_reduce_scatter_batch))

@@ -185,13 +185,15 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
 class Partitioning:
     """How a module is split over devices: the device ``mesh`` (a ``Mesh``) and the
     sharding of each invar (per dimension, the mesh axes it is split over, e.g.
-    ``[["x"], []]``); the partitioner chooses the results'."""
+    ``[["x"], []]``); the partitioner chooses the results', except those ``out_specs``
+    gives (None: its choice)."""
 
-    __slots__ = ("mesh", "in_specs")
+    __slots__ = ("mesh", "in_specs", "out_specs")
 
-    def __init__(self, mesh, in_specs):
+    def __init__(self, mesh, in_specs, out_specs=None):
         self.mesh = mesh
         self.in_specs = list(in_specs)
+        self.out_specs = out_specs
 
     def annotate_module(self, module) -> None:
         module.num_partitions = self.mesh.size
@@ -203,6 +205,9 @@ class Partitioning:
         specs = [[[]] * len(a.shape) for a in const_avals] + self.in_specs
         main.arg_attrs = [_join_attrs(attr, sharding_attribute(spec))
                           for attr, spec in zip(main.arg_attrs, specs, strict=True)]
+        for i, spec in enumerate(self.out_specs or ()):
+            if spec is not None:
+                main.result_attrs[i] = sharding_attribute(spec)
 
 
 def sharding_attribute(spec) -> str:

@@ -102,6 +102,7 @@ class FunctionBuilder:
         self.types = dict(zip(self.args, self.arg_types, strict=True))
         self.lines: list[str] = []
         self.result_types: list[str] = []
+        self.result_attrs: dict[int, str] = {}  # result index -> attribute (e.g. sharding)
         # value -> (kind, operands, attributes, region lines): how some values were made, for
         # rules that rewrite an operation depending on its operands' origin (see origin)
         self._origins: dict[str, tuple] = {}
@@ -170,11 +171,12 @@ class FunctionBuilder:
         return self.op1("stablehlo.constant", [], type_str,
                         {"value": dense_elements(value, type_str)})
 
-    def region(self, arg_types, body) -> str:
+    def region(self, arg_types, body, terminator="stablehlo.return") -> str:
         """A region ``{ ^bb0(args): ... "stablehlo.return"(...) }`` built by ``body(fb, args)``.
 
         ``body`` receives this builder and the block-argument names, emits operations, and
-        returns the values to return.
+        returns the values to return (with ``terminator``: ``sdy.return`` ends a
+        ``sdy.manual_computation``'s body).
         """
         saved_lines, saved_indent = self.lines, self._indent
         self.lines = []
@@ -186,14 +188,14 @@ class FunctionBuilder:
         try:
             results = list(body(self, block_args))
             types = ", ".join(self.types[r] for r in results)
-            self.lines.append(f'{self._indent}"stablehlo.return"({", ".join(results)}) : '
+            self.lines.append(f'{self._indent}"{terminator}"({", ".join(results)}) : '
                               f"({types}) -> ()")
             inner = self.lines
         finally:
             self.lines, self._indent = saved_lines, saved_indent
         header = ", ".join(f"{a}: {t}" for a, t in zip(block_args, arg_types, strict=True))
-        return "{\n" + f"{self._indent}^bb0({header}):\n" + "\n".join(inner) + \
-            f"\n{self._indent}}}"
+        block = f"{self._indent}^bb0({header}):\n" if arg_types else ""
+        return "{\n" + block + "\n".join(inner) + f"\n{self._indent}}}"
 
     def ret(self, values) -> None:
         values = list(values)
@@ -205,7 +207,8 @@ class FunctionBuilder:
         args = ", ".join(f"{a}: {t}" + (f" {{{attr}}}" if attr else "")
                          for a, t, attr in zip(self.args, self.arg_types, self.arg_attrs,
                                                strict=True))
-        results = ", ".join(self.result_types)
+        results = ", ".join(t + (f" {{{self.result_attrs[i]}}}" if i in self.result_attrs
+                                 else "") for i, t in enumerate(self.result_types))
         head = f"  func.func {self.visibility} @{self.name}({args}) -> ({results}) {{"
         return "\n".join([head, *self.lines, "  }"])
 
@@ -220,6 +223,7 @@ class ModuleBuilder:
         self.num_partitions = 1
         self.meshes: dict[str, str] = {}
         self.partition_mesh = None  # the device mesh of a partitioned module ("mesh")
+        self.manual_axes = frozenset()  # the mesh axes the code being emitted is manual over
         self.functions: list[FunctionBuilder] = []
         self._names: set[str] = set()
         self.cache: dict = {}  # lets lowering rules share helper functions
@@ -246,10 +250,16 @@ class ModuleBuilder:
 def sharding_value(axes_per_dim, open_dims=()) -> str:
     """A Shardy sharding over the module's ``mesh``: per dimension, the mesh axes it is
     split over; ``open_dims`` are left for the partitioner to choose."""
+    return f"#sdy.sharding{tensor_sharding(axes_per_dim, open_dims)}"
+
+
+def tensor_sharding(axes_per_dim, open_dims=()) -> str:
+    """The body of a Shardy sharding, ``<@mesh, [{"x"}, {}]>`` (as in
+    ``#sdy.sharding_per_value<[...]>``); see :func:`sharding_value`."""
     dims = ", ".join("{" + ", ".join(f'"{axis}"' for axis in axes)
                      + (", ?" if axes and d in open_dims else "?" if d in open_dims else "")
                      + "}" for d, axes in enumerate(axes_per_dim))
-    return f"#sdy.sharding<@mesh, [{dims}]>"
+    return f"<@mesh, [{dims}]>"
 
 
 def _sanitize(name: str) -> str:

@@ -31,12 +31,12 @@ from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
                                            resolve_put_target)
 from xjax._src.runtime.sharded import ShardedBuffer, shard_value
-from xjax._src.runtime.sharded import state as sharded_state
+from xjax._src.runtime.sharded import note_multi_device, state as sharded_state
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
 from xjax._src.transformations import jit_shardings
 from xjax._src.transformations.jit_shardings import UNSPECIFIED
-from xjax._src.transformations.jit_partitioned import call_partitioned, partition_mesh
+from xjax._src.transformations.jit_partitioned import partition_mesh, partitioned_function
 from xjax._src.transformations.wrapping import wraps
 
 _ROOT = eval_interpreter.EvalTrace  # the root trace's class: top-level calls take the fast path
@@ -146,7 +146,8 @@ class PjitFunction:
     """The callable ``jit(fun)`` returns (named as JAX names its type, which libraries test)."""
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
-                 donate_argnames=None, keep_unused=False, inline=False, _eager_inline=False):
+                 donate_argnames=None, keep_unused=False, inline=False, _eager_inline=False,
+                 out_shardings=UNSPECIFIED):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         wraps(fun)(self)  # first: the attributes set below must win over fun's
@@ -167,6 +168,10 @@ class PjitFunction:
         self._name = getattr(fun, "__name__", "fun")
         self._has_statics = bool(self._static_argnums or self._static_argnames)
         self._positional_trees: dict = {}  # number of positional Array args -> in_tree
+        # jit(out_shardings=...): the result shardings of a program over several devices
+        self._out_shardings = out_shardings
+        if jit_shardings.has_multi_device(out_shardings):
+            note_multi_device()
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -285,10 +290,9 @@ class PjitFunction:
         entry, flat, _ = self._entry(args, kwargs)
         if type(trace_ctx.trace) is _ROOT:
             if sharded_state.multi_device and entry.ref_plan is None:
-                mesh = partition_mesh(entry, flat)
-                if mesh is not None:
-                    outs = call_partitioned(entry, self._name, flat, mesh, lambda: (
-                        self._arg_names(args, kwargs, *self._split(args, kwargs)[1:])))
+                partitioned = self._partitioned(entry, flat, args, kwargs)
+                if partitioned is not None:
+                    outs = partitioned(*flat)
                     return (outs[0] if entry.single_leaf
                             else tree_unflatten(entry.out_tree, outs))
             compiled = entry.compiled
@@ -305,6 +309,18 @@ class PjitFunction:
         outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
+    def _partitioned(self, entry, flat, args, kwargs):
+        """The SPMD program over several devices for these arguments, or None."""
+        out_shardings = None
+        if self._out_shardings is not UNSPECIFIED:
+            out_shardings = jit_shardings.flat_out_shardings(self._out_shardings,
+                                                             entry.out_tree)
+        mesh = partition_mesh(entry, flat, out_shardings)
+        if mesh is None:
+            return None
+        return partitioned_function(entry, self._name, flat, mesh, lambda: (
+            self._arg_names(args, kwargs, *self._split(args, kwargs)[1:])), out_shardings)
+
     def trace(self, *args, **kwargs):
         """Trace for these arguments: an ``xjax.stages.Traced`` (``.jaxpr``, ``.lower()``)."""
         entry, _, in_tree = self._entry(args, kwargs)
@@ -314,9 +330,12 @@ class PjitFunction:
     def lower(self, *args, **kwargs):
         """Trace and lower for these arguments: an ``xjax.stages.Lowered`` (``.as_text()``,
         ``.compile()``)."""
-        entry, _, in_tree = self._entry(args, kwargs)
+        entry, flat, in_tree = self._entry(args, kwargs)
+        partitioned = None
+        if sharded_state.multi_device and entry.ref_plan is None:
+            partitioned = self._partitioned(entry, flat, args, kwargs)
         from xjax._src.transformations.stages import Lowered  # stages imports this module
-        return Lowered(entry, self._name, in_tree)
+        return Lowered(entry, self._name, in_tree, partitioned)
 
     def eval_shape(self, *args, **kwargs):
         entry, _, _ = self._entry(args, kwargs)
@@ -435,7 +454,7 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
                                  keep_unused=keep_unused, device=device, backend=backend,
                                  inline=inline)
     jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums,
-                          donate_argnames, keep_unused, inline)
+                          donate_argnames, keep_unused, inline, out_shardings=out_shardings)
     if in_shardings is UNSPECIFIED and out_shardings is UNSPECIFIED:
         return jitted
     return jit_shardings.sharded(fun, jitted, in_shardings, out_shardings,

@@ -16,22 +16,29 @@ import numpy as np
 
 from xjax._src import runtime
 from xjax._src.core.array import Array
-from xjax._src.core.jaxpr import Jaxpr
-from xjax._src.interpreters.eval import concrete_operand, single_equation_jaxpr
-from xjax._src.core.sharding_types import (AbstractMesh, NamedSharding, PartitionSpec,
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
+from xjax._src.interpreters.eval import (concrete_operand, set_own_mesh_finder,
+                                         single_equation_jaxpr)
+from xjax._src.core.sharding_types import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
                                            get_mesh, spec_axes)
 from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
+from xjax._src.higher_order.primitive import HigherOrderPrimitive
+from xjax._src.higher_order.shard_map import is_multi_device, shard_map_p
 from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
 from xjax._src.runtime.sharded import ShardedBuffer, output_shardings, shard_value
 
 
-def partition_mesh(entry, flat):
+def partition_mesh(entry, flat, out_shardings=None):
     """The mesh a jitted call runs partitioned over, or None (one device): that of its
-    sharded arguments, else of the multi-device sharding constraints in its program."""
+    sharded arguments, else of its multi-device ``out_shardings``, else of the
+    multi-device sharding constraints or ``shard_map``s in its program."""
     for x in flat:
         if type(x) is Array and type(x._buffer) is ShardedBuffer:
             return x._buffer.sharding.mesh
+    for s in out_shardings or ():
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and s.mesh.size > 1:
+            return s.mesh
     cache = entry.partitioned
     if cache is None:
         cache = entry.partitioned = {}
@@ -39,22 +46,53 @@ def partition_mesh(entry, flat):
         cache[None] = _constraint_mesh(entry.closed.jaxpr)
     mesh = cache[None]
     if isinstance(mesh, AbstractMesh):  # constraints over the context mesh's axes
-        concrete = get_mesh()
-        if concrete.empty or concrete.axis_names != mesh.axis_names or \
-                concrete.axis_sizes != mesh.axis_sizes:
-            return None
-        return concrete
+        return _concrete(mesh)
     return mesh
 
 
+def _own_mesh(primitive, params):
+    """The mesh an eager application of ``primitive`` runs over by itself: a ``shard_map``'s
+    over several devices, or that of a multi-device map or constraint in the jaxprs a
+    higher-order primitive holds."""
+    if primitive is shard_map_p:
+        mesh = params["mesh"]
+        return mesh if is_multi_device(mesh) else None
+    if not isinstance(primitive, HigherOrderPrimitive):
+        return None
+    for value in params.values():
+        for sub in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(sub, "jaxpr", sub)
+            if isinstance(inner, Jaxpr):
+                mesh = _constraint_mesh(inner)
+                if isinstance(mesh, AbstractMesh):
+                    mesh = _concrete(mesh)
+                if mesh is not None:
+                    return mesh
+    return None
+
+
+set_own_mesh_finder(_own_mesh)
+
+
+def _concrete(mesh):
+    """The context mesh standing for ``mesh`` (an AbstractMesh), or None."""
+    concrete = get_mesh()
+    if concrete.empty or concrete.axis_names != mesh.axis_names or \
+            concrete.axis_sizes != mesh.axis_sizes:
+        return None
+    return concrete
+
+
 def _constraint_mesh(jaxpr):
-    """The mesh of the first multi-device sharding constraint in ``jaxpr`` (nested
-    jaxprs included), or None."""
+    """The mesh of the first multi-device sharding constraint or ``shard_map`` in
+    ``jaxpr`` (nested jaxprs included), or None."""
     for eqn in jaxpr.eqns:
         if eqn.primitive is sharding_constraint_p:
             sharding = eqn.params["sharding"]
             if isinstance(sharding, NamedSharding) and sharding.mesh.size > 1:
                 return sharding.mesh  # a Mesh, or an AbstractMesh resolved at the call
+        if eqn.primitive is shard_map_p and eqn.params["mesh"].size > 1:
+            return eqn.params["mesh"]
         for value in eqn.params.values():
             for sub in value if isinstance(value, (tuple, list)) else (value,):
                 inner = getattr(sub, "jaxpr", sub)
@@ -66,39 +104,62 @@ def _constraint_mesh(jaxpr):
 
 
 class PartitionedFunction:
-    """An SPMD executable for one combination of argument shardings."""
+    """An SPMD program for one combination of argument shardings: lowered when made,
+    compiled at its first call (``Lowered.as_text`` needs only the text)."""
 
-    __slots__ = ("executable", "devices", "replicated", "in_shardings", "out_shardings",
-                 "out_indices", "const_args", "in_avals", "out_avals", "text")
+    __slots__ = ("_executable", "devices", "mesh", "replicated", "in_shardings",
+                 "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
+                 "text", "donated")
 
-    def __init__(self, closed, name, mesh, in_shardings):
-        self.devices = devices = list(mesh.devices.flat)
+    def __init__(self, closed, name, mesh, in_shardings, out_shardings=None):
+        self.mesh = mesh
+        self.devices = list(mesh.devices.flat)
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.in_shardings = in_shardings
         self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
+        out_specs = None if out_shardings is None else [
+            None if s is None else spec_axes(s, a.ndim)
+            for s, a in zip(out_shardings, closed.out_avals, strict=True)]
         partitioning = Partitioning(mesh, [spec_axes(s, a.ndim) for s, a in
-                                           zip(in_shardings, closed.in_avals, strict=True)])
+                                           zip(in_shardings, closed.in_avals, strict=True)],
+                                    out_specs)
         lowered = lower_module(closed, name, None, partitioning)
         self.text = lowered.text
-        client = runtime.get_client(devices[0].platform)
-        self.executable = client.compile_partitioned(lowered.text, devices)
         self.const_args = lowered.const_args
+        self.donated = ()
+        self._executable = None
+
+    @property
+    def executable(self):
+        if self._executable is None:
+            self.compile()
+        return self._executable
+
+    def compile(self) -> None:
+        """Compile (once) and read the result shardings the partitioner chose."""
+        if self._executable is not None:
+            return
+        devices, mesh = self.devices, self.mesh
+        client = runtime.get_client(devices[0].platform)
+        executable = client.compile_partitioned(self.text, devices)
         self.out_shardings = [
             _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
                                                                       len(devices)))
-            for tiles, aval in zip(output_shardings(self.executable), closed.out_avals,
+            for tiles, aval in zip(output_shardings(executable), self.out_avals,
                                    strict=True)]
         self.out_indices = [[s.devices_indices_map(a.shape)[d] for d in devices]
                             for s, a in zip(self.out_shardings, self.out_avals, strict=True)]
+        self._executable = executable
 
-    def __call__(self, flat):
+    def __call__(self, *flat):
+        executable = self.executable
         devices = self.devices
         per_argument = [_buffers_on(c, None, self.replicated, devices)
                         for c in self.const_args]
         per_argument += [_buffers_on(x, aval, s, devices) for x, aval, s in
                          zip(flat, self.in_avals, self.in_shardings, strict=True)]
         arg_lists = [[buffers[d] for buffers in per_argument] for d in range(len(devices))]
-        results = self.executable.execute_sharded(arg_lists)
+        results = executable.execute_sharded(arg_lists)
         return [Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype,
                                                  [per_device[i] for per_device in results],
                                                  indices), aval)
@@ -106,18 +167,38 @@ class PartitionedFunction:
                     self.out_avals, self.out_shardings, self.out_indices, strict=True))]
 
 
-def call_partitioned(entry, name, flat, mesh, arg_names):
-    """Run the traced ``entry`` (a jit trace entry) on ``flat`` arguments as one program
-    over ``mesh``; ``arg_names()`` names the arguments for errors."""
+def partitioned_function(entry, name, flat, mesh, arg_names,
+                         out_shardings=None) -> PartitionedFunction:
+    """The SPMD program of the traced ``entry`` (a jit trace entry) for the shardings of
+    ``flat`` over ``mesh``, cached on the entry; ``arg_names()`` names the arguments for
+    errors. ``out_shardings`` (one per result, None where free) become the program's
+    result shardings where they are over ``mesh``."""
     in_shardings = _argument_shardings(flat, mesh, name, arg_names)
+    if out_shardings is not None:
+        out_shardings = tuple(
+            s if isinstance(s, NamedSharding) and s.mesh == mesh and _fits(s, a.shape)
+            else None for s, a in zip(out_shardings, entry.closed.out_avals, strict=True))
+        if not any(s is not None for s in out_shardings):
+            out_shardings = None
     cache = entry.partitioned
     if cache is None:
         cache = entry.partitioned = {}
-    key = tuple(in_shardings)
+    key = (tuple(in_shardings), out_shardings)
     compiled = cache.get(key)
     if compiled is None:
-        compiled = cache[key] = PartitionedFunction(entry.closed, name, mesh, in_shardings)
-    return compiled(flat)
+        compiled = cache[key] = PartitionedFunction(entry.closed, name, mesh, in_shardings,
+                                                    out_shardings)
+    return compiled
+
+
+def _fits(sharding, shape) -> bool:
+    """Whether ``shape`` divides as ``sharding`` says (else the caller raises JAX's error
+    when it places the result)."""
+    try:
+        sharding.check_compatible_shape(shape)
+    except ValueError:
+        return False
+    return True
 
 
 def _argument_shardings(flat, mesh, name, arg_names):
@@ -209,24 +290,34 @@ def _candidate_specs(mesh, ndim):
 _primitive_cache: dict = {}
 
 
-def run_primitive_partitioned(primitive, args, params):
-    """An eager primitive with a sharded operand, as JAX runs it: compiled alone as one
-    program over the operands' mesh (cached by primitive, params, avals and shardings),
-    its results sharded as the partitioner chose."""
+def run_primitive_partitioned(primitive, args, params, mesh=None):
+    """An eager primitive with a sharded operand (or over ``mesh``, as a ``shard_map``), as
+    JAX runs it: compiled alone as one program over the operands' mesh (cached by
+    primitive, params, avals and shardings), its results sharded as the partitioner
+    chose."""
     values, avals = zip(*[concrete_or_sharded(x) for x in args]) if args else ((), ())
-    mesh = next(x._buffer.sharding.mesh for x in args
-                if type(x) is Array and type(x._buffer) is ShardedBuffer)
+    if mesh is None:
+        mesh = next(x._buffer.sharding.mesh for x in args
+                    if type(x) is Array and type(x._buffer) is ShardedBuffer)
     in_shardings = _argument_shardings(values, mesh, primitive.name,
                                        lambda: [f"args[{i}]" for i in range(len(args))])
-    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), avals,
-           tuple(in_shardings))
+    key = (primitive, tuple(sorted(((k, _param_key(v)) for k, v in params.items()),
+                                   key=lambda kv: kv[0])), avals, tuple(in_shardings))
     compiled = _primitive_cache.get(key)
     if compiled is None:
         compiled = _primitive_cache[key] = PartitionedFunction(
             single_equation_jaxpr(primitive, avals, params), primitive.name, mesh,
             in_shardings)
-    outs = compiled(list(values))
+    outs = compiled(*values)
     return outs if primitive.multiple_results else outs[0]
+
+
+def _param_key(value):
+    """A cache key for a parameter: a jaxpr without consts by its text and types (each
+    eager ``shard_map`` call traces a new jaxpr object for the same program)."""
+    if isinstance(value, ClosedJaxpr) and not value.consts:
+        return ("jaxpr", str(value), tuple(value.in_avals), tuple(value.out_avals))
+    return value
 
 
 def concrete_or_sharded(x):

@@ -1,8 +1,10 @@
 """``jit`` with ``in_shardings``/``out_shardings``.
 
-xjax keeps every array whole on its one device (or runs named ``vmap``s over several, see
-``shard_map``), so the shardings are validated (types, tree structure, shapes they must
-divide, a mesh for PartitionSpecs) and then only place values, as ``device_put`` does.
+The shardings are validated (types, tree structure, shapes they must divide, a mesh for
+PartitionSpecs). Arguments are placed by them before the call, as ``device_put`` does; a
+program over several devices gets the ``out_shardings`` over its mesh as its result
+shardings (``jit_partitioned``), and every result is then placed by them (a no-op where
+the program already produced that sharding).
 """
 
 from __future__ import annotations
@@ -64,6 +66,25 @@ def _flat_shardings(what, shardings, tree_value, tree_name):
     for leaf, sub in zip(leaves, subtrees, strict=True):
         flat.extend([_resolve(what, leaf)] * len(tree_flatten(sub)[0]))
     return flat
+
+
+def has_multi_device(shardings) -> bool:
+    """Whether a pytree of shardings holds a Sharding over several devices."""
+    if isinstance(shardings, _Unspecified) or shardings is None:
+        return False
+    return any(isinstance(s, Sharding) and len(s.device_set) > 1
+               for s in tree_flatten(shardings, is_leaf=_is_spec_leaf)[0])
+
+
+def flat_out_shardings(out_shardings, out_tree):
+    """One Sharding (or None) per result leaf of a traced call with output ``out_tree``;
+    None for all when ``out_shardings`` is not a prefix of it (the call's placement then
+    raises JAX's error)."""
+    value = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    try:
+        return tuple(_flat_shardings("out_shardings", out_shardings, value, "outputs"))
+    except (ValueError, RuntimeError):
+        return None
 
 
 def _check_shapes(kind, values, shardings):

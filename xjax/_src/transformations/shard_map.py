@@ -1,16 +1,17 @@
-"""``shard_map`` and ``smap``: SPMD programs over the axes of a ``Mesh``, computed with named
-vmaps.
+"""``shard_map`` and ``smap``: SPMD programs over the axes of a ``Mesh``.
 
-Every input is split into per-device blocks by its ``in_specs`` entry; ``f`` runs on the
-blocks with the mesh axis names bound, so ``lax.psum(x, 'x')`` and the other collectives
-work over them; the per-device outputs are assembled by ``out_specs``. xjax computes this
-on one device: each manual mesh axis is one level of a nested vmap (outermost first, in
-mesh order), the block axes being reshaped out of the global arrays in front.
+Every input is split into per-device blocks by its ``in_specs`` entry; ``f`` is traced once
+on the block shapes with the manual mesh axis names bound, so ``lax.psum(x, 'x')`` and the
+other collectives stage as equations; the per-device outputs are assembled by ``out_specs``.
+The result is one ``shard_map`` equation (``higher_order.shard_map``): over several devices
+XLA runs it on each device (``sdy.manual_computation``), on one device nested named vmaps
+compute it.
 
-Replication checking (``check_vma``) uses what the vmaps know: an output is varying over a
-mesh axis when it is batched over that axis. That agrees with JAX's varying-manual-axes
-types everywhere except after ``all_gather`` (JAX types its result varying; here it is
-replicated), where xjax accepts an unmapped ``out_specs`` entry that JAX rejects.
+Replication checking (``check_vma``) asks the one-device computation which outputs vary: an
+output is varying over a mesh axis when the vmap of that axis batches it. That agrees with
+JAX's varying-manual-axes types everywhere except after ``all_gather`` (JAX types its result
+varying; here it is replicated), where xjax accepts an unmapped ``out_specs`` entry that JAX
+rejects.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ import functools
 import math
 
 from xjax._src.core.ad_util import get_aval
-from xjax._src.core.config import config
-from xjax._src.core.pytree import prefix_leaves, tree_flatten, tree_unflatten
+from xjax._src.core.pytree import prefix_leaves, tree_flatten, tree_map, tree_unflatten
 from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, PartitionSpec,
                                            check_unique_names, get_mesh, spec_names)
-from xjax._src.interpreters.batching import batch_flat
-from xjax._src.lax.batch_rules import bdim_at_front, not_mapped
+from xjax._src.higher_order.jit_call import consts_as_args
+from xjax._src.higher_order.shard_map import (block_aval, is_multi_device, shard_map_p,
+                                              spec_axes_set, varying_outputs)
+from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.lax.operands import to_operand
-from xjax._src import lax
-from xjax._src.core.pytree import tree_map
+from xjax._src.core.axis_env import axes_bound
+from xjax._src.runtime.sharded import note_multi_device
 
 
 class _InferType:
@@ -295,64 +297,16 @@ def _check_inputs(f, mesh, specs, flat_args):
                     "appropriately.")
 
 
-def _split_blocks(x, spec, mesh, manual):
-    """``x`` reshaped so its leading axes are the mesh axes ``spec`` names, in mesh order,
-    followed by the block's axes."""
-    shape = get_aval(x).shape
-    new_shape, mesh_axes, block_axes = [], {}, []
-    for d, size in enumerate(shape):
-        names = spec_names(spec.partitions[d]) if d < len(spec.partitions) else ()
-        for n in names:
-            mesh_axes[n] = len(new_shape)
-            new_shape.append(mesh.shape[n])
-        block_axes.append(len(new_shape))
-        new_shape.append(size // math.prod(mesh.shape[n] for n in names))
-    if not mesh_axes:
-        return x
-    x = lax.reshape(x, tuple(new_shape))
-    perm = tuple([mesh_axes[n] for n in manual if n in mesh_axes] + block_axes)
-    if perm != tuple(range(len(perm))):
-        x = lax.transpose(x, perm)
-    return x
-
-
-def _join_blocks(x, spec, mesh, manual):
-    """The inverse of ``_split_blocks``: leading mesh axes (in mesh order) merged into the
-    block dimensions ``spec`` assigns them to."""
-    lead = [n for n in manual if any(n in spec_names(e) for e in spec.partitions)]
-    if not lead:
-        return x
-    shape = get_aval(x).shape
-    block_shape = shape[len(lead):]
-    perm, out_shape = [], []
-    for d, size in enumerate(block_shape):
-        names = spec_names(spec.partitions[d]) if d < len(spec.partitions) else ()
-        perm.extend(lead.index(n) for n in names)
-        perm.append(len(lead) + d)
-        out_shape.append(size * math.prod(mesh.shape[n] for n in names))
-    if tuple(perm) != tuple(range(len(perm))):
-        x = lax.transpose(x, tuple(perm))
-    return lax.reshape(x, tuple(out_shape))
-
-
-def _first_along(x, dim):
-    return lax.index_in_dim(x, 0, dim, keepdims=False)
-
-
 def _run(f, mesh, manual, in_specs, out_specs, check_vma, args):
     flat_args, in_tree = tree_flatten(args)
     flat_args = [to_operand(a) for a in flat_args]
-    flat_in_specs = [PartitionSpec() if s is None else s
-                     for s in _broadcast_specs(in_specs, args, "in_specs")]
+    flat_in_specs = tuple(PartitionSpec() if s is None else s
+                          for s in _broadcast_specs(in_specs, args, "in_specs"))
     _check_inputs(f, mesh, flat_in_specs, flat_args)
-    blocks = [_split_blocks(x, s, mesh, manual)
-              for x, s in zip(flat_args, flat_in_specs, strict=True)]
-    in_names = [{n for e in s.partitions for n in spec_names(e)} for s in flat_in_specs]
     state = {}
 
-    def innermost(xs):
-        call_args = tree_unflatten(in_tree, list(xs))
-        out = f(*call_args)
+    def body(*xs):
+        out = f(*tree_unflatten(in_tree, list(xs)))
         flat_out, out_tree = tree_flatten(out)
         flat_out = [to_operand(o) for o in flat_out]
         specs_tree = out_specs
@@ -364,39 +318,33 @@ def _run(f, mesh, manual, in_specs, out_specs, check_vma, args):
             raise ValueError(f"pytree structure error: shard_map out_specs {specs_tree!r} has "
                              "None where the output has arrays; give them a PartitionSpec.")
         _check_out_ranks(f, specs, flat_out)
-        state["out_tree"] = out_tree
-        state["specs"] = specs
-        state["names"] = [{n for e in s.partitions for n in spec_names(e)} for s in specs]
-        state["varying"] = [[] for _ in flat_out]
+        state["out_tree"], state["specs"] = out_tree, tuple(specs)
         return flat_out
 
-    def level(k, xs):
-        if k == len(manual):
-            return innermost(xs)
-        name = manual[k]
-        size = mesh.shape[name]
-        dims = [0 if name in names else not_mapped for names in in_names]
-        vals, out_dims = batch_flat(lambda *ys: level(k + 1, ys), list(xs), dims, name, size)
-        outs = []
-        for i, (v, d) in enumerate(zip(vals, out_dims, strict=True)):
-            if name in state["names"][i]:
-                outs.append(bdim_at_front(v, d, size))
-            elif d is not_mapped:
-                outs.append(v)
-            else:
-                # jax_remove_size_one_mesh_axis_from_type: a size-1 axis is in no type
-                if size != 1 or not config.jax_remove_size_one_mesh_axis_from_type:
-                    state["varying"][i].append(name)
-                outs.append(_first_along(v, d))
-        return outs
-
-    outs = level(0, blocks)
+    block_avals = [block_aval(get_aval(x), s, mesh)
+                   for x, s in zip(flat_args, flat_in_specs, strict=True)]
+    with axes_bound({n: mesh.shape[n] for n in manual}):
+        closed = trace_to_jaxpr(body, block_avals)
+    jaxpr, consts = consts_as_args(closed)
+    in_specs_all = (PartitionSpec(),) * len(consts) + flat_in_specs
     if check_vma:
-        fails = [(s, v) for s, v in zip(state["specs"], state["varying"], strict=True) if v]
-        if fails:
-            raise ValueError(_replication_error(f, mesh, manual, fails))
-    outs = [_join_blocks(o, s, mesh, manual) for o, s in zip(outs, state["specs"], strict=True)]
+        _check_replication(f, mesh, manual, jaxpr, in_specs_all, state["specs"])
+    if is_multi_device(mesh):
+        note_multi_device()  # jit looks for multi-device programs from now on
+    outs = shard_map_p.bind(*consts, *flat_args, jaxpr=jaxpr, mesh=mesh,
+                            in_specs=in_specs_all, out_specs=state["specs"],
+                            newly_manual_axes=frozenset(manual), check_vma=check_vma)
     return tree_unflatten(state["out_tree"], outs)
+
+
+def _check_replication(f, mesh, manual, jaxpr, in_specs, out_specs):
+    """ValueError for an output that varies over a mesh axis its spec omits."""
+    if all(set(manual) <= spec_axes_set(s) for s in out_specs):
+        return
+    varying = varying_outputs(jaxpr, mesh, frozenset(manual), in_specs, out_specs)
+    fails = [(s, v) for s, v in zip(out_specs, varying, strict=True) if v]
+    if fails:
+        raise ValueError(_replication_error(f, mesh, manual, fails))
 
 
 def _check_out_ranks(f, specs, flat_out):

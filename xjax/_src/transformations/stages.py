@@ -165,15 +165,19 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
-    """The StableHLO module of a jitted function for one signature."""
+    """The StableHLO module of a jitted function for one signature (one SPMD program over
+    several devices when ``partitioned``, a ``jit_partitioned.PartitionedFunction``)."""
 
-    __slots__ = ("_text",)
+    __slots__ = ("_text", "_partitioned")
 
-    def __init__(self, entry, name: str, in_tree):
+    def __init__(self, entry, name: str, in_tree, partitioned=None):
         super().__init__(entry, name, in_tree)
         self._text = None
+        self._partitioned = partitioned
 
     def _stablehlo_text(self) -> str:
+        if self._partitioned is not None:
+            return self._partitioned.text
         if self._text is None:
             self._text = lower_module(self._entry.closed, self._name, self._entry.donated).text
         return self._text
@@ -219,6 +223,12 @@ class Lowered(_Stage):
         """
         if device_assignment is not None:
             raise NotImplementedError("device_assignment is not supported by xjax's compile")
+        if self._partitioned is not None:
+            if compiler_options:
+                raise NotImplementedError("compiler_options for a program partitioned over "
+                                          "several devices")
+            self._partitioned.compile()
+            return Compiled(self._entry, self._name, self._in_tree, self._partitioned)
         if compiler_options:
             _check_compiler_options(compiler_options)
             compiled = compile_closed_jaxpr(self._entry.closed, self._name,
