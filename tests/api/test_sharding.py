@@ -194,3 +194,100 @@ def test_shaped_array_takes_a_sharding_that_splits_nothing():
     assert xjax.core.ShapedArray((2, 3), np.float32, sharding=unsplit) == aval
     with pytest.raises(NotImplementedError, match="do not carry shardings"):
         xjax.core.ShapedArray((2, 3), np.float32, sharding=NamedSharding(mesh, PartitionSpec("x")))
+
+
+# -- Device attributes, Array.committed and make_array_from_* on one device (the values
+# were measured with JAX 0.10.2 on the CPU) --
+
+
+def test_device_process_attributes_are_jaxs():
+    dev = xjax.devices()[0]
+    # JAX's CpuDevice(id=0): process_index, host_id, task_id 0; local_hardware_id its id
+    assert (dev.process_index, dev.host_id, dev.task_id, dev.local_hardware_id) == (0, 0, 0, 0)
+    assert {d.process_index for d in xjax.devices()} == {xjax.process_index()}
+
+
+def test_committed_for_arrays_made_without_a_target():
+    assert not jnp.array([1.0, 2.0]).committed
+    assert not jnp.zeros(3).committed and not jnp.arange(3).committed
+    assert not jnp.asarray(np.ones(2)).committed
+    assert not xjax.device_put(np.ones(3)).committed
+    u = jnp.ones(3)
+    assert not xjax.device_put(u).committed and not xjax.device_put(u, None).committed
+    assert not (u + u).committed and not (u + 1).committed
+    assert not xjax.jit(lambda a, b: a * b)(u, u).committed
+    assert not xjax.jit(lambda a, b: a * b)(np.ones(3), np.ones(3)).committed
+    assert not xjax.jit(lambda: jnp.ones(3))().committed
+    assert not u.copy().committed and not list(jnp.ones((2, 2)))[0].committed
+    assert not xjax.grad(lambda x: (x ** 2).sum())(u).committed
+    assert not xjax.random.normal(xjax.random.key(0), (2,)).committed
+
+
+def test_committed_for_arrays_placed_on_a_device():
+    dev = xjax.devices()[0]
+    c = xjax.device_put(np.arange(3.0), dev)
+    np.testing.assert_array_equal(np.asarray(c), np.arange(3.0))
+    assert c.committed and c.devices() == {dev}
+    assert xjax.device_put(np.ones(3), SingleDeviceSharding(dev)).committed
+    assert xjax.device_put(jnp.ones(3), dev).committed  # an uncommitted Array, placed
+    assert xjax.device_put(c).committed and xjax.device_put(c) is c
+    tree = xjax.device_put({"a": np.ones(2), "b": np.zeros(2)}, {"a": dev, "b": None})
+    assert tree["a"].committed and not tree["b"].committed
+    assert xjax.device_put(2.0, dev).committed and xjax.device_put(2.0, dev).weak_type
+    assert c.copy().committed and jnp.asarray(c).committed
+    rows = list(xjax.device_put(np.arange(4.0).reshape(2, 2), dev))
+    assert [r.committed for r in rows] == [True, True]
+    np.testing.assert_array_equal(np.asarray(rows[1]), [2.0, 3.0])
+    assert c.addressable_shards[0].data.committed
+    mesh = xjax.make_mesh((1,), ("x",))
+    named = xjax.device_put(np.ones(2), NamedSharding(mesh, P()))
+    assert named.committed and named.sharding == NamedSharding(mesh, P())
+    c.delete()
+    assert c.committed  # JAX keeps the flag of a deleted array
+
+
+def test_make_array_from_callback_commits_and_keeps_a_named_sharding():
+    dev = xjax.devices()[0]
+    data = np.arange(8.0).reshape(4, 2)  # float64: float32 without x64, as JAX
+    out = xjax.make_array_from_callback((4, 2), SingleDeviceSharding(dev), lambda i: data[i])
+    assert out.committed and out.dtype == np.float32 and not out.weak_type
+    np.testing.assert_array_equal(np.asarray(out), data)
+    mesh = xjax.make_mesh((1,), ("x",))
+    named = NamedSharding(mesh, P("x"))
+    out = xjax.make_array_from_callback((4, 2), named, lambda i: data[i])
+    assert out.committed and out.sharding == named  # JAX reports the NamedSharding
+    np.testing.assert_array_equal(np.asarray(out), data)
+    assert xjax.make_array_from_callback((), named.with_spec(P()), lambda i: 3).dtype == np.int32
+    with pytest.raises(TypeError, match=r"Argument '\[1, 2, 3\]' of type <class 'list'> is not "
+                                        "a valid JAX type"):
+        xjax.make_array_from_callback((3,), SingleDeviceSharding(dev), lambda i: [1, 2, 3])
+    with pytest.raises(ValueError, match=r"Expected shard shape \(2,\) doesn't match the single "
+                                         r"device array shape \(3,\). Shape of Array is "
+                                         r"float32\[2\] with sharding SingleDeviceSharding"):
+        xjax.make_array_from_callback((2,), SingleDeviceSharding(dev), lambda i: np.ones(3))
+
+
+def test_make_array_from_single_device_arrays_on_one_device_is_jaxs():
+    dev = xjax.devices()[0]
+    x = jnp.arange(3)
+    out = xjax.make_array_from_single_device_arrays((3,), SingleDeviceSharding(dev), [x])
+    assert out.committed and out.tolist() == [0, 1, 2]
+    weak = xjax.make_array_from_single_device_arrays((), SingleDeviceSharding(dev),
+                                                     [jnp.asarray(1.0)])
+    assert not weak.weak_type and weak.committed and float(weak) == 1.0  # as JAX
+    for arrays in ([x, x], []):
+        with pytest.raises(ValueError, match=f"Expected 1 per-device arrays \\(this is how "
+                                             f"many devices are addressable by the sharding\\), "
+                                             f"but got {len(arrays)}"):
+            xjax.make_array_from_single_device_arrays((3,), SingleDeviceSharding(dev), arrays,
+                                                      dtype=np.int32)
+    with pytest.raises(TypeError, match="Unsupported type for elements in `arrays`"):
+        xjax.make_array_from_single_device_arrays((3,), dev, [np.arange(3)])
+    mesh = xjax.make_mesh((1,), ("x",))
+    out = xjax.make_array_from_single_device_arrays((), NamedSharding(mesh, P()),
+                                                    [jnp.asarray(2.0)])
+    assert out.sharding == NamedSharding(mesh, P()) and not out.weak_type
+    assert out.shape == () and float(out) == 2.0 and out.addressable_shards[0].data.shape == ()
+    local = xjax.make_array_from_process_local_data(NamedSharding(mesh, P("x")), np.arange(4.0))
+    assert local.committed and local.sharding == NamedSharding(mesh, P("x"))
+    np.testing.assert_array_equal(np.asarray(local), np.arange(4.0))

@@ -78,7 +78,9 @@ class _ArrayMeta(type):
 class Array(metaclass=_ArrayMeta):
     """A JAX array: immutable, typed by an aval (shape, dtype, weak type)."""
 
-    __slots__ = ("_aval", "_npy", "_buffer", "__weakref__")
+    # ``_committed`` is set (True) only on a committed single-device array; left unset
+    # elsewhere, so that no construction path pays for it (see ``committed``).
+    __slots__ = ("_aval", "_npy", "_buffer", "_committed", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):
@@ -118,8 +120,11 @@ class Array(metaclass=_ArrayMeta):
         never see XLA's writes."""
         buffer = self._buffer
         if buffer is None:
-            buffer = self._buffer = get_client().buffer_from_numpy(
-                np.ascontiguousarray(self._npy), may_alias=may_alias)
+            npy = self._npy
+            # (np.ascontiguousarray makes a 0-d value 1-d: its buffer keeps the shape ().)
+            contiguous = np.ascontiguousarray(npy) if npy.ndim else npy.reshape(())
+            buffer = self._buffer = get_client().buffer_from_numpy(contiguous,
+                                                                   may_alias=may_alias)
         return buffer
 
     # -- attributes --
@@ -164,7 +169,11 @@ class Array(metaclass=_ArrayMeta):
             aval = self._aval
             row_aval = ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
             npy = self._value()
-            return iter([Array._from_numpy(npy[i, ...], row_aval) for i in range(len(npy))])
+            rows = [Array._from_numpy(npy[i, ...], row_aval) for i in range(len(npy))]
+            if self.committed and self.is_fully_replicated:  # JAX's: split rows are not
+                for row in rows:
+                    commit(row)
+            return iter(rows)
         return (self[i] for i in range(self._aval.shape[0]))
 
     def __bool__(self) -> bool:
@@ -223,7 +232,10 @@ class Array(metaclass=_ArrayMeta):
         return np.asarray(self._value()).tolist()
 
     def copy(self) -> "Array":
-        return Array._from_numpy(np.array(self._value()), self._aval)
+        out = Array._from_numpy(np.array(self._value()), self._aval)
+        if self.committed:
+            commit(out)
+        return out
 
     def block_until_ready(self) -> "Array":
         if self._buffer is not None:
@@ -259,12 +271,13 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def addressable_shards(self) -> list:
-        """One ``Shard`` per device: its device, index, replica id and data (an Array)."""
+        """One ``Shard`` per device: its device, index, replica id and data (an Array, on
+        that device; committed to it when the array is sharded, as in JAX)."""
         buffer = self._buffer
         if type(buffer) is ShardedBuffer:
             return [Shard(b.device, buffer.sharding, self.shape,
-                          Array._from_buffer(b, ShapedArray(tuple(b.shape), self.dtype,
-                                                            self.weak_type)),
+                          commit(Array._from_buffer(b, ShapedArray(
+                              tuple(b.shape), self.dtype, self.weak_type))),
                           index=index, replica_id=replica)
                     for b, index, replica in zip(buffer.buffers, buffer.indices,
                                                  buffer.replica_ids(), strict=True)]
@@ -275,6 +288,52 @@ class Array(metaclass=_ArrayMeta):
     @property
     def is_fully_addressable(self) -> bool:
         return True
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array is committed to its device(s), as JAX's ``Array.committed``.
+
+        An array placed explicitly is committed: the result of ``device_put(x, target)``
+        with a device or sharding as target, of ``make_array_from_callback``,
+        ``make_array_from_single_device_arrays`` and
+        ``make_array_from_process_local_data``, and every array sharded over devices
+        (``device_put`` with a ``NamedSharding``, and the results of ``jit`` and of eager
+        operations on sharded operands); so are its ``copy()``, its shards' data, and the
+        rows of a committed unsplit array. An array made without a target is not:
+        ``jnp.array``, ``jnp.zeros``, ``device_put(x)`` without one (which returns an
+        Array ``x`` itself, with its own commitment), and results computed from
+        uncommitted arrays only.
+
+        Returns
+        -------
+        bool
+
+        Notes
+        -----
+        Differences from JAX: a result computed from committed single-device arrays (an
+        eager operation such as ``x + 1``, ``jnp.sin(x)``, ``x[0]``; a ``jit`` call; the
+        values ``grad`` or ``vmap`` compute) is not committed here, where JAX commits it;
+        nor is the result of ``jit`` with single-device ``in_shardings``; ``copy.copy`` and
+        ``copy.deepcopy`` give an uncommitted array (JAX keeps the commitment). Sharded
+        arrays, and the results computed from them, are committed in every case, as in
+        JAX.
+
+        Examples
+        --------
+        >>> import numpy as np, xjax, xjax.numpy as jnp
+        >>> jnp.zeros(3).committed
+        False
+        >>> xjax.device_put(np.zeros(3)).committed
+        False
+        >>> xjax.device_put(np.zeros(3), xjax.devices()[0]).committed
+        True
+        """
+        if type(self._buffer) is ShardedBuffer:
+            return True
+        try:
+            return self._committed
+        except AttributeError:  # the slot is set on committed arrays only
+            return False
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -305,6 +364,8 @@ class Array(metaclass=_ArrayMeta):
         buffer = self._buffer
         if type(buffer) is _DeletedBuffer:
             return
+        if type(buffer) is ShardedBuffer:  # still committed once deleted, as in JAX
+            commit(self)
         if buffer is not None:
             buffer.delete()
         self._npy = None
@@ -352,6 +413,13 @@ class _DeletedBuffer:
 
 def _reconstruct(value, weak_type):
     return Array(value, weak_type)
+
+
+def commit(array: Array) -> Array:
+    """Mark ``array`` committed to its device(s), as an array placed on an explicit target
+    is (``device_put(x, device)``); returns it."""
+    array._committed = True
+    return array
 
 
 # -- extension points: the layers above give Arrays their operations and debug checks through

@@ -63,7 +63,8 @@ _pjrt.set_alias_threshold(ALIAS_THRESHOLD_BYTES)
 
 
 class Device:
-    """A device of a platform: `platform`, `id`, `device_kind`; repr `CpuDevice(id=0)`."""
+    """A device of a platform: `platform`, `id`, `device_kind`, `local_hardware_id`,
+    `process_index` (0: one process); repr `CpuDevice(id=0)`."""
 
     __slots__ = ("platform", "id", "device_kind", "local_hardware_id", "_repr", "_client")
 
@@ -78,6 +79,21 @@ class Device:
     @property
     def client(self) -> Client:
         return self._client
+
+    @property
+    def process_index(self) -> int:
+        """Index of the process the device belongs to: always 0 (xjax runs one process)."""
+        return 0
+
+    @property
+    def host_id(self) -> int:
+        """Deprecated in JAX in favour of ``process_index`` (still 0 there and here)."""
+        return 0
+
+    @property
+    def task_id(self) -> int:
+        """Deprecated in JAX in favour of ``process_index`` (still 0 there and here)."""
+        return 0
 
     def __repr__(self) -> str:
         return self._repr

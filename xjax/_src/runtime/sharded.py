@@ -119,9 +119,15 @@ def _index_key(index) -> tuple:
 
 def shard_value(client, value: np.ndarray, devices, indices, may_alias=None) -> list:
     """One device buffer per device holding ``value[index]``."""
-    return [client.buffer_from_numpy(np.ascontiguousarray(value[index]), device,
-                                     may_alias=may_alias)
-            for device, index in zip(devices, indices, strict=True)]
+    return place_values(client, [value[index] for index in indices], devices, may_alias)
+
+
+def place_values(client, values, devices, may_alias=None) -> list:
+    """One device buffer per device holding the NumPy value given for it (its shape kept:
+    a 0-d value stays 0-d)."""
+    return [client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)),
+                                     device, may_alias=may_alias)
+            for value, device in zip(values, devices, strict=True)]
 
 
 # -- the shardings an SPMD compile chose for its results (XLA's OpSharding) --

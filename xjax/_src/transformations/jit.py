@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from xjax._src.core import dtypes
-from xjax._src.core.array import Array
+from xjax._src.core.array import Array, commit
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr
@@ -687,11 +687,14 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         copy_semantics_of(donate, may_alias)  # JAX's ValueError, as under a trace
     if type(leaf) is Array:
         # An Array's value never changes: the new buffer may share its memory.
-        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True)
+        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True,
+                                                      committed=True)
     if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
         return leaf
     value, aval = _host_value(leaf)
-    return _put_array(value, aval, device or runtime.devices()[0], may_alias)
+    if device is None:  # the default device, uncommitted (as JAX's)
+        return _put_array(value, aval, runtime.devices()[0], may_alias)
+    return _put_array(value, aval, device, may_alias, committed=True)
 
 
 def _host_value(leaf):
@@ -722,11 +725,14 @@ def _put_sharded(leaf, sharding, may_alias=None):
                                             indices), aval)
 
 
-def _put_array(value, aval, device, may_alias=None):
-    """A device buffer of ``value`` as an Array. ``may_alias``: None copies memory anyone
-    can write (the Array must never change), True lets the buffer share it (the caller
-    promises not to write it), False always copies."""
+def _put_array(value, aval, device, may_alias=None, committed=False):
+    """A device buffer of ``value`` as an Array (``committed`` to ``device`` when it was
+    named as the target). ``may_alias``: None copies memory anyone can write (the Array
+    must never change), True lets the buffer share it (the caller promises not to write
+    it), False always copies."""
     client = runtime.get_client(device.platform)
     buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)),
                                       device, may_alias=may_alias)
+    if committed:
+        return commit(Array._from_buffer(buffer, aval))
     return Array._from_buffer(buffer, aval)
