@@ -200,3 +200,25 @@ print(w.sharding.spec, w.sharding.shard_shape(w.shape), y.sharding.spec)
 """)
     # JAX 0.10.2 (Flax's nnx.with_partitioning test does this).
     assert out == ["P('model', 'data') (4, 1) P(None, 'data')"]
+
+
+def test_jit_runs_where_its_arguments_are_committed(run_with_devices):
+    """An argument placed on another device than the first: the program runs there (as
+    in JAX); arguments committed to two devices are refused with JAX's message."""
+    out = run_with_devices(4, _SETUP + """
+on1 = jax.device_put(x, jax.devices()[1])
+r = jax.jit(lambda v: v * 2)(on1)
+np.testing.assert_array_equal(np.asarray(r), x * 2)
+print(r.devices(), r.committed, type(r.sharding).__name__)
+r = jax.jit(lambda u, v: u + v)(jnp.ones((4, 8)), on1)  # the uncommitted one follows
+np.testing.assert_array_equal(np.asarray(r), x + 1)
+print(r.devices())
+on0 = jax.device_put(x, jax.devices()[0])
+try:
+    jax.jit(lambda u, v: u + v)(on0, on1)
+except ValueError as e:
+    print(str(e).split(" and argument ")[1])
+""")
+    assert out == ["{CpuDevice(id=1)} True SingleDeviceSharding", "{CpuDevice(id=1)}",
+                   "v of <lambda> with shape float32[4,8] and with device ids [1] on platform "
+                   "CPU"]

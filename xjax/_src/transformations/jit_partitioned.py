@@ -15,12 +15,12 @@ import itertools
 import numpy as np
 
 from xjax._src import runtime
-from xjax._src.core.array import Array
+from xjax._src.core.array import Array, commit
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.interpreters.eval import (concrete_operand, set_own_mesh_finder,
                                          single_equation_jaxpr)
 from xjax._src.core.sharding_types import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
-                                           get_mesh, spec_axes)
+                                           SingleDeviceSharding, get_mesh, spec_axes)
 from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
@@ -39,6 +39,9 @@ def partition_mesh(entry, flat, out_shardings=None):
     for s in out_shardings or ():
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and s.mesh.size > 1:
             return s.mesh
+    device = _placed_device(flat)
+    if device is not None:
+        return _device_mesh(device)
     cache = entry.partitioned
     if cache is None:
         cache = entry.partitioned = {}
@@ -81,6 +84,34 @@ def _concrete(mesh):
             concrete.axis_sizes != mesh.axis_sizes:
         return None
     return concrete
+
+
+def _placed_device(flat):
+    """The device other than the default one that an argument's buffer is on, or None:
+    the program runs there, as JAX runs it on its committed arguments' device."""
+    default = None
+    for x in flat:
+        if type(x) is Array and x._buffer is not None and \
+                type(x._buffer) is not ShardedBuffer:
+            device = x._buffer.device
+            if default is None:
+                default = runtime.get_client(device.platform).devices[0]
+            if device is not default:
+                return device
+    return None
+
+
+_device_meshes: dict = {}
+
+
+def _device_mesh(device) -> Mesh:
+    """A one-device mesh: a program compiled for ``device`` alone."""
+    mesh = _device_meshes.get(device.id)
+    if mesh is None:
+        grid = np.empty(1, dtype=object)
+        grid[0] = device
+        mesh = _device_meshes[device.id] = Mesh(grid, ("device",))
+    return mesh
 
 
 def _constraint_mesh(jaxpr):
@@ -160,6 +191,9 @@ class PartitionedFunction:
                          zip(flat, self.in_avals, self.in_shardings, strict=True)]
         arg_lists = [[buffers[d] for buffers in per_argument] for d in range(len(devices))]
         results = executable.execute_sharded(arg_lists)
+        if len(devices) == 1:  # a program for one device that is not the default one
+            return [commit(Array._from_buffer(b, aval))
+                    for b, aval in zip(results[0], self.out_avals, strict=True)]
         return [Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype,
                                                  [per_device[i] for per_device in results],
                                                  indices), aval)
@@ -173,6 +207,8 @@ def partitioned_function(entry, name, flat, mesh, arg_names,
     ``flat`` over ``mesh``, cached on the entry; ``arg_names()`` names the arguments for
     errors. ``out_shardings`` (one per result, None where free) become the program's
     result shardings where they are over ``mesh``."""
+    if mesh.size == 1:
+        _check_committed_devices(flat, name, arg_names)
     in_shardings = _argument_shardings(flat, mesh, name, arg_names)
     if out_shardings is not None:
         out_shardings = tuple(
@@ -234,11 +270,23 @@ def _check_same_devices(flat, sharded, name, arg_names) -> None:
                              f"{describe(first_index, first)} and {describe(i, sharding)}")
 
 
+def _check_committed_devices(flat, name, arg_names) -> None:
+    """JAX's ValueError for arguments committed to different devices."""
+    placed = [(i, SingleDeviceSharding(x._buffer.device)) for i, x in enumerate(flat)
+              if type(x) is Array and x._buffer is not None
+              and type(x._buffer) is not ShardedBuffer and x.committed]
+    if len({s._device_assignment for _, s in placed}) > 1:
+        _check_same_devices(flat, placed, name, arg_names)
+
+
 def _buffers_on(x, aval, sharding, devices) -> list:
     """One device buffer per device of ``x`` (of type ``aval``, if given) split as
     ``sharding``."""
     if type(x) is Array and type(x._buffer) is ShardedBuffer and x._buffer.sharding == sharding:
         return x._buffer.buffers
+    if len(devices) == 1 and type(x) is Array and x._buffer is not None and \
+            type(x._buffer) is not ShardedBuffer and x._buffer.device is devices[0]:
+        return [x._buffer]
     value = _runtime_value(x, aval) if type(x) is not Array else x._value()
     index_map = sharding.devices_indices_map(np.shape(value))
     return shard_value(runtime.get_client(devices[0].platform), value, devices,
