@@ -85,3 +85,8 @@ class Primitive:
 
     def __repr__(self) -> str:
         return self.name
+
+
+# Primitives whose eager application on large operands runs as a cached XLA executable
+# (``interpreters.eval``): the lax modules add the elementwise family and select.
+compiled_when_large: set = set()

@@ -11,6 +11,7 @@ import numpy as np
 
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
+from xjax._src.core.primitive import compiled_when_large
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.floating_errors import ignore_floating_errors, restore_floating_errors
@@ -69,6 +70,8 @@ class EvalTrace(Trace):
                 # A jitted op over the operands' (or its own mesh's) devices, as JAX.
                 from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
                 return run_primitive_partitioned(primitive, args, params, mesh)
+        if primitive in compiled_when_large and _has_large_operand(args):
+            return run_compiled(primitive, args, params)
         if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
             values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
         else:
@@ -120,6 +123,46 @@ def _as_dtype(value, aval):
 
 
 _xla_primitive_cache: dict = {}
+
+# The primitives of ``compiled_when_large`` (elementwise, select) run as a
+# cached XLA executable instead of their NumPy kernel when an operand has at least
+# LARGE_ELEMENTS elements: XLA's vectorized, multi-threaded loops then beat NumPy's, as
+# JAX's eager operations do (and the results are JAX's to the bit). Their results stay in
+# device buffers, which the next such operation reads without a copy.
+LARGE_ELEMENTS = 1 << 15
+
+
+def _has_large_operand(args) -> bool:
+    for x in args:
+        if type(x) is Array:
+            npy = x._npy
+            if (npy.size if npy is not None else x._aval.size) >= LARGE_ELEMENTS:
+                return True
+        elif type(x) is np.ndarray and x.size >= LARGE_ELEMENTS:
+            return True
+    return False
+
+
+def run_compiled(primitive, args, params):
+    """``primitive`` on eager operands through its cached XLA executable; results are
+    Arrays over device buffers."""
+    operands, avals = [], []
+    for x in args:
+        if type(x) is Array:
+            operands.append(x)
+            avals.append(x._aval)
+        else:
+            npy, aval = concrete_operand(x)
+            operands.append(npy)
+            avals.append(aval)
+    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
+    compiled = _xla_primitive_cache.get(key)
+    if compiled is None:
+        from xjax._src.higher_order.jit_call import compile_closed_jaxpr  # higher_order is a higher layer than interpreters
+        compiled = _xla_primitive_cache[key] = compile_closed_jaxpr(
+            single_equation_jaxpr(primitive, avals, params), primitive.name)
+    outs = compiled(*operands)
+    return outs if primitive.multiple_results else outs[0]
 
 
 def run_primitive_with_xla(primitive, values, avals, params):

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
+from xjax._src.core.array import Array
 from xjax._src.core.trace import ctx as trace_ctx
 from xjax._src.interpreters.eval import EvalTrace
 from xjax._src.interpreters.staging import StagingTrace
@@ -27,6 +30,19 @@ def _building_a_jaxpr(trace) -> bool:
     return False
 
 
+# Elements from which an eager call of a jitted jnp function runs compiled: XLA's fused,
+# multi-threaded kernel then beats the NumPy kernels' passes over memory.
+LARGE_ELEMENTS = 1 << 15
+
+
+def _large(args) -> bool:
+    for x in args:
+        if type(x) is Array or isinstance(x, np.ndarray):
+            if x.size >= LARGE_ELEMENTS:
+                return True
+    return False
+
+
 def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
     """Decorate a jnp function that JAX defines under ``jit(static_argnames=...)``; ``name``
     is the name JAX's jaxprs give the call (JAX's private helper's name, at times)."""
@@ -38,7 +54,11 @@ def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
         @functools.wraps(fun)
         def staged_or_direct(*args, **kwargs):
             trace = trace_ctx.trace
-            if type(trace) is EvalTrace or not _building_a_jaxpr(trace):
+            if type(trace) is EvalTrace:
+                if not _large(args):
+                    return fun(*args, **kwargs)
+                # eager on large arrays: compiled, as JAX runs it (one fused kernel)
+            elif not _building_a_jaxpr(trace):
                 return fun(*args, **kwargs)
             try:
                 return jitted(*args, **kwargs)
