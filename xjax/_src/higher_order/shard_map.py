@@ -298,10 +298,8 @@ def _jvp(primals, tangents, **params):
                  params, new_in, new_out)
     n = len(out_specs)
     tangent_iter = iter(outs[n:])
-    out_avals = _abstract_eval(jaxpr=jaxpr, **{k: v for k, v in params.items()
-                                              if k != "jaxpr"})
-    return outs[:n], [next(tangent_iter) if nz else Zero(tangent_aval(a))
-                      for a, nz in zip(out_avals, out_nz, strict=True)]
+    return outs[:n], [next(tangent_iter) if nz else Zero(tangent_aval(get_aval(o)))
+                      for o, nz in zip(outs[:n], out_nz, strict=True)]
 
 
 def _transpose(cts, *operands, **params):

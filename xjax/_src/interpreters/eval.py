@@ -155,25 +155,24 @@ def run_compiled(primitive, args, params):
             npy, aval = concrete_operand(x)
             operands.append(npy)
             avals.append(aval)
+    outs = _compiled_primitive(primitive, avals, params)(*operands)
+    return outs if primitive.multiple_results else outs[0]
+
+
+def _compiled_primitive(primitive, avals, params):
+    """``primitive`` alone on inputs of ``avals``, compiled with XLA (cached)."""
     key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
     compiled = _xla_primitive_cache.get(key)
     if compiled is None:
         from xjax._src.higher_order.jit_call import compile_closed_jaxpr  # higher_order is a higher layer than interpreters
         compiled = _xla_primitive_cache[key] = compile_closed_jaxpr(
             single_equation_jaxpr(primitive, avals, params), primitive.name)
-    outs = compiled(*operands)
-    return outs if primitive.multiple_results else outs[0]
+    return compiled
 
 
 def run_primitive_with_xla(primitive, values, avals, params):
     """Compile ``primitive`` alone with XLA (cached) and run it on ``values``."""
-    from xjax._src.higher_order.jit_call import compile_closed_jaxpr  # higher_order is a higher layer than interpreters
-    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
-    compiled = _xla_primitive_cache.get(key)
-    if compiled is None:
-        compiled = compile_closed_jaxpr(single_equation_jaxpr(primitive, avals, params),
-                                        primitive.name)
-        _xla_primitive_cache[key] = compiled
+    compiled = _compiled_primitive(primitive, avals, params)
     return [np.asarray(b.to_numpy()) for b in compiled.execute_flat(values)]
 
 
