@@ -70,20 +70,29 @@ class EvalTrace(Trace):
                 # A jitted op over the operands' (or its own mesh's) devices, as JAX.
                 from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
                 return run_primitive_partitioned(primitive, args, params, mesh)
-        if primitive in compiled_when_large and _has_large_operand(args):
-            return run_compiled(primitive, args, params)
-        if len(args) == 1 and type(x := args[0]) is Array and x._npy is not None:
-            values, avals = (x._npy,), (x._aval,)  # the common unary case, without lists
+        if len(args) == 1 and type(x := args[0]) is Array and (npy := x._npy) is not None:
+            # the common unary case, without lists
+            if npy.size >= LARGE_ELEMENTS and primitive in compiled_when_large:
+                return run_compiled(primitive, args, params)
+            values, avals = (npy,), (x._aval,)
         else:
             values, avals = [], []
             for x in args:
-                if type(x) is Array and x._npy is not None:
-                    values.append(x._npy)
-                    avals.append(x._aval)
-                else:
-                    npy, aval = concrete_operand(x)
-                    values.append(npy)
-                    avals.append(aval)
+                if type(x) is Array:
+                    npy = x._npy
+                    if ((npy.size if npy is not None else x._aval.size) >= LARGE_ELEMENTS
+                            and primitive in compiled_when_large):
+                        return run_compiled(primitive, args, params)
+                    if npy is not None:
+                        values.append(npy)
+                        avals.append(x._aval)
+                        continue
+                elif (type(x) is np.ndarray and x.size >= LARGE_ELEMENTS
+                      and primitive in compiled_when_large):
+                    return run_compiled(primitive, args, params)
+                npy, aval = concrete_operand(x)
+                values.append(npy)
+                avals.append(aval)
         out_aval = (primitive.abstract_eval(*avals, **params) if params
                     else primitive.abstract_eval(*avals))
         if config.xjax_eager_via_xla:
@@ -130,17 +139,6 @@ _xla_primitive_cache: dict = {}
 # JAX's eager operations do (and the results are JAX's to the bit). Their results stay in
 # device buffers, which the next such operation reads without a copy.
 LARGE_ELEMENTS = 1 << 15
-
-
-def _has_large_operand(args) -> bool:
-    for x in args:
-        if type(x) is Array:
-            npy = x._npy
-            if (npy.size if npy is not None else x._aval.size) >= LARGE_ELEMENTS:
-                return True
-        elif type(x) is np.ndarray and x.size >= LARGE_ELEMENTS:
-            return True
-    return False
 
 
 def run_compiled(primitive, args, params):

@@ -4,9 +4,14 @@ JAX defines many jnp functions under ``jax.jit`` (``clip``, ``sort``, ``cumsum``
 reductions, ...), so ``make_jaxpr`` and lowered modules show them as ``jit[name=clip ...]``
 equations. :func:`jit_when_staged` gives xjax's functions the same form whenever a jaxpr is
 being built (``make_jaxpr``, ``jit``, a loop body, under any transformation over one), with
-JAX's static arguments and name. Eagerly nothing changes: the function runs directly, with
+JAX's static arguments and name. Eagerly, on small arrays, the function runs directly, with
 the NumPy kernels, and a nested call met by an eager higher-order primitive is evaluated the
-same way (``jit_call.inline_when_eager``).
+same way (``jit_call.inline_when_eager``); with an array of ``LARGE_ELEMENTS`` or more it
+runs compiled, as JAX's does.
+
+:func:`inline_jit` is the same for the functions JAX jits with ``inline=True`` (``mean``,
+``sum``, the other reductions, the binary ufuncs' promoting path): no equation of their own
+when staged, compiled when eager on large arrays.
 """
 
 from __future__ import annotations
@@ -68,4 +73,26 @@ def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
                 # which raises the user's error if the call is wrong.
                 return fun(*args, **kwargs)
         return staged_or_direct
+    return decorate
+
+
+def inline_jit(static_argnames: tuple = ()):
+    """Decorate a jnp function that JAX defines under ``jit(inline=True, static_argnames=...)``
+    (``mean``, ``sum`` and the other reductions): staged inline, as JAX's is, and run
+    directly on small arrays; an eager call with a large array runs compiled, as JAX's
+    does (one XLA program instead of NumPy passes)."""
+    def decorate(fun):
+        jitted = PjitFunction(fun, static_argnames=static_argnames or None, inline=True)
+
+        @functools.wraps(fun)
+        def direct_or_compiled(*args, **kwargs):
+            if type(trace_ctx.trace) is not EvalTrace or not _large(args):
+                return fun(*args, **kwargs)
+            try:
+                return jitted(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                # An argument the trace cannot take (a non-hashable static): run directly,
+                # which raises the user's error if the call is wrong.
+                return fun(*args, **kwargs)
+        return direct_or_compiled
     return decorate

@@ -24,7 +24,7 @@ from xjax._src.numpy.creation import full_of
 from xjax._src.numpy.ufuncs import const
 from xjax._src.numpy.shape_ops import broadcast_to, ravel
 from xjax._src.numpy import _promotion, shape_ops
-from xjax._src.numpy.nested_jit import jit_when_staged
+from xjax._src.numpy.nested_jit import inline_jit, jit_when_staged
 
 _REDUCERS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
              "min": lax.reduce_min}
@@ -109,6 +109,7 @@ def _reduce(name, a, axis, dtype, keepdims, initial, where, *, computation_dtype
     return out
 
 
+@inline_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers: bool = True):
     """Sum of elements over ``axis`` (all axes by default).
@@ -136,6 +137,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                    computation_dtype=computation)
 
 
+@inline_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers: bool = True):
     """Product of elements over ``axis`` (all axes by default)."""
@@ -156,6 +158,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                    computation_dtype=computation)
 
 
+@inline_jit(static_argnames=('axis', 'keepdims'))
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Maximum over ``axis`` (NaN propagates)."""
     check_arraylike("max", a)
@@ -163,6 +166,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     return _reduce("max", a, axis, None, keepdims, initial, where)
 
 
+@inline_jit(static_argnames=('axis', 'keepdims'))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Minimum over ``axis`` (NaN propagates)."""
     check_arraylike("min", a)
@@ -216,6 +220,7 @@ def _mean_dtypes(a, dtype, name):
     return result, computation
 
 
+@inline_jit(static_argnames=('axis', 'dtype', 'keepdims'))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis``; integers are averaged as floats.
 

@@ -21,7 +21,7 @@ from xjax._src.lax.naryop import scalar_like
 from xjax._src.numpy.creation import full_like
 from xjax._src.numpy.extended import is_extended
 from xjax._src.transformations.custom_derivatives import custom_jvp
-from xjax._src.numpy.nested_jit import jit_when_staged
+from xjax._src.numpy.nested_jit import inline_jit, jit_when_staged
 
 _INEXACT = frozenset(dtypes._float_dtypes + dtypes._complex_dtypes)
 _FLOATS = frozenset(dtypes._float_dtypes)
@@ -117,6 +117,10 @@ def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
                 return direct(y, x2)
         if extended_fn is not None and (is_extended(x1) or is_extended(x2)):
             return extended_fn(name, x1, x2)
+        return promoted(x1, x2)
+
+    @inline_jit()  # a large eager call: promotions and the operation in one program, as JAX
+    def promoted(x1, x2):
         x1, x2 = promote(name, x1, x2)
         if bool_fn is not None and _dtype(x1) == dtypes.bool_:
             return bool_fn(x1, x2)
