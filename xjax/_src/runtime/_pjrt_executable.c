@@ -325,6 +325,31 @@ static int pjrt_buffer_is_deleted(const PJRT_Api *api, PJRT_Buffer *b) {
   return a.is_deleted;
 }
 
+/* Whether `b` may be donated: never memory a numpy view shares, or a buffer another
+ * call uses (XLA would overwrite or free it under them). */
+static int donation_safe(const BufferObject *b) {
+  return !(b->exported || b->extref || b->inflight > 0);
+}
+
+/* Whether argv[i] is passed again in argv: PJRT refuses to donate such a buffer. */
+static int passed_twice(PJRT_Buffer *const *argv, Py_ssize_t nargs, Py_ssize_t i) {
+  for (Py_ssize_t j = 0; j < nargs; j++)
+    if (j != i && argv[j] == argv[i]) return 1;
+  return 0;
+}
+
+/* After a run that donated `b` (its inflight count already dropped): if XLA took it,
+ * the DeviceBuffer is deleted, as after delete(). */
+static void mark_if_taken(const PJRT_Api *api, BufferObject *b) {
+  if (b->deleted || !pjrt_buffer_is_deleted(api, b->buf)) return;
+  b->deleted = 1;
+  if (b->inflight == 0) {
+    ARGS(PJRT_Buffer_Destroy, .buffer = b->buf);
+    b->buf = NULL;
+    destroy_error(api, api->PJRT_Buffer_Destroy(&a));
+  }
+}
+
 static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
   ClientObject *c = self->client;
   const PJRT_Api *api = c->api;
@@ -385,11 +410,10 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       argv[i] = b->buf;
       temp[i] = 0;
       if (donatable) {
-        /* Never donate memory a numpy view shares, or a buffer another call uses. */
-        if (b->exported || b->extref || b->inflight > 0)
-          keep[nkeep++] = i;
-        else
+        if (donation_safe(b))
           temp[i] = 2;
+        else
+          keep[nkeep++] = i;
       }
       b->inflight++;
     } else {
@@ -401,15 +425,10 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
       temp[i] = 1;
     }
   }
-  /* A buffer passed twice is never donated (PJRT refuses to donate it). */
   for (i = 0; i < nargs; i++) {
-    if (temp[i] != 2) continue;
-    for (Py_ssize_t j = 0; j < nargs; j++) {
-      if (j != i && argv[j] == argv[i]) {
-        temp[i] = 0;
-        keep[nkeep++] = i;
-        break;
-      }
+    if (temp[i] == 2 && passed_twice(argv, nargs, i)) {
+      temp[i] = 0;
+      keep[nkeep++] = i;
     }
   }
   {
@@ -480,15 +499,7 @@ cleanup:
     } else if (temp[i] != 3) {
       BufferObject *b = (BufferObject *)held[i];
       b->inflight--;
-      if (temp[i] == 2 && executed && !b->deleted && pjrt_buffer_is_deleted(api, b->buf)) {
-        /* XLA took it: the DeviceBuffer is deleted, as after delete(). */
-        b->deleted = 1;
-        if (b->inflight == 0) {
-          ARGS(PJRT_Buffer_Destroy, .buffer = b->buf);
-          b->buf = NULL;
-          destroy_error(api, api->PJRT_Buffer_Destroy(&a));
-        }
-      }
+      if (temp[i] == 2 && executed) mark_if_taken(api, b);
     }
     Py_DECREF(held[i]);
   }
@@ -506,7 +517,9 @@ cleanup:
 /* execute_sharded(arg_lists): one run over every device of a multi-device (SPMD)
  * executable. arg_lists holds one list of DeviceBuffers per device, in the executable's
  * device order (`devices`), each on its device; the result is one list of DeviceBuffers
- * per device. Nothing is donated: arguments the module marks as donatable are kept. */
+ * per device. Arguments the module marks as donatable are donated (on every device, or
+ * on none where unsafe on one: PJRT's non-donatable indices hold for the whole run), and
+ * the DeviceBuffers XLA took are marked deleted. */
 static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *arg_lists) {
   ClientObject *c = self->client;
   const PJRT_Api *api = c->api;
@@ -525,6 +538,7 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
   PJRT_Buffer ***outv = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Buffer **));
   PJRT_Event **complete = PyMem_Calloc((size_t)ndev + 1, sizeof(PJRT_Event *));
   int64_t *keep = NULL;
+  char *give = NULL; /* per argument: donated this run */
   if (!tuples || !argv || !outv || !complete) {
     PyErr_NoMemory();
     goto cleanup;
@@ -568,15 +582,22 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
   }
   if (nargs < 0) nargs = 0;
   PJRT_ExecuteOptions options = self->options;
-  if (self->ndonated_args > 0) {
-    keep = PyMem_Calloc((size_t)self->ndonated_args + 1, sizeof(int64_t));
-    if (keep == NULL) {
-      PyErr_NoMemory();
-      goto cleanup;
-    }
-    size_t nkeep = 0;
-    for (i = 0; i < self->ndonated_args && i < nargs; i++)
-      if (self->donated[i]) keep[nkeep++] = i;
+  give = PyMem_Calloc((size_t)nargs + 1, 1);
+  keep = PyMem_Calloc((size_t)nargs + 1, sizeof(int64_t));
+  if (!give || !keep) {
+    PyErr_NoMemory();
+    goto cleanup;
+  }
+  size_t nkeep = 0;
+  for (i = 0; i < self->ndonated_args && i < nargs; i++) {
+    if (!self->donated[i]) continue;
+    give[i] = 1;
+    for (d = 0; d < ndev && give[i]; d++)
+      give[i] = donation_safe((BufferObject *)PyTuple_GET_ITEM(tuples[d], i)) &&
+                !passed_twice(argv[d], nargs, i);
+    if (!give[i]) keep[nkeep++] = i;
+  }
+  if (nkeep > 0) {
     options.non_donatable_input_indices = keep;
     options.num_non_donatable_input_indices = nkeep;
   }
@@ -598,6 +619,9 @@ static PyObject *Executable_execute_sharded(ExecutableObject *self, PyObject *ar
       raise_error(api, err);
       goto cleanup;
     }
+    for (i = 0; i < nargs; i++)
+      for (d = 0; d < ndev && give[i]; d++)
+        mark_if_taken(api, (BufferObject *)PyTuple_GET_ITEM(tuples[d], i));
     for (d = 0; d < ndev; d++)
       if (complete[d] != NULL) follow_run(c, complete[d]);
   }
@@ -634,6 +658,7 @@ cleanup:
   PyMem_Free(outv);
   PyMem_Free(complete);
   PyMem_Free(keep);
+  PyMem_Free(give);
   Py_DECREF(lists);
   return result;
 }
@@ -763,7 +788,7 @@ static PyMethodDef Executable_methods[] = {
     {"execute_sharded", (PyCFunction)Executable_execute_sharded, METH_O,
      "execute_sharded(arg_lists) -> list[list[DeviceBuffer]]\n\nOne run on every device "
      "of a multi-device program: a list of DeviceBuffers per device (in `devices` order) "
-     "in, a list of results per device out. Nothing is donated."},
+     "in, a list of results per device out. Donated arguments' buffers are taken."},
     {"optimized_program", (PyCFunction)Executable_optimized_program, METH_NOARGS,
      "optimized_program() -> (bytes, format): the program after XLA's passes."},
     {"serialize", (PyCFunction)Executable_serialize, METH_NOARGS,

@@ -25,7 +25,7 @@ from xjax._src.lax.placement import sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
 from xjax._src.higher_order.shard_map import is_multi_device, shard_map_p
-from xjax._src.lowering.lower_jaxpr import Partitioning, lower_module
+from xjax._src.lowering.lower_jaxpr import Partitioning, donation_attributes, lower_module
 from xjax._src.runtime.sharded import ShardedBuffer, output_shardings, shard_value
 
 
@@ -136,13 +136,18 @@ def _constraint_mesh(jaxpr):
 
 class PartitionedFunction:
     """An SPMD program for one combination of argument shardings: lowered when made,
-    compiled at its first call (``Lowered.as_text`` needs only the text)."""
+    compiled at its first call (``Lowered.as_text`` needs only the text).
+
+    ``donated`` flags the inputs the caller donates (``jit``'s donation vector, or None);
+    the attribute then lists the positions whose buffers the program may reuse, as
+    ``CompiledFunction.donated`` does.
+    """
 
     __slots__ = ("_executable", "devices", "mesh", "replicated", "in_shardings",
                  "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
                  "text", "donated")
 
-    def __init__(self, closed, name, mesh, in_shardings, out_shardings=None):
+    def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None):
         self.mesh = mesh
         self.devices = list(mesh.devices.flat)
         self.replicated = NamedSharding(mesh, PartitionSpec())
@@ -151,13 +156,18 @@ class PartitionedFunction:
         out_specs = None if out_shardings is None else [
             None if s is None else spec_axes(s, a.ndim)
             for s, a in zip(out_shardings, closed.out_avals, strict=True)]
-        partitioning = Partitioning(mesh, [spec_axes(s, a.ndim) for s, a in
-                                           zip(in_shardings, closed.in_avals, strict=True)],
-                                    out_specs)
+        in_specs = [spec_axes(s, a.ndim) for s, a in
+                    zip(in_shardings, closed.in_avals, strict=True)]
+        attrs = None
+        if donated is not None and any(donated):
+            attrs = _donation(closed, mesh, in_shardings, out_shardings, donated)
+            partitioning = _DonatingPartitioning(mesh, in_specs, out_specs, attrs)
+        else:
+            partitioning = Partitioning(mesh, in_specs, out_specs)
         lowered = lower_module(closed, name, None, partitioning)
         self.text = lowered.text
         self.const_args = lowered.const_args
-        self.donated = ()
+        self.donated = tuple(i for i, a in enumerate(attrs or ()) if a is not None)
         self._executable = None
 
     @property
@@ -173,6 +183,8 @@ class PartitionedFunction:
         devices, mesh = self.devices, self.mesh
         client = runtime.get_client(devices[0].platform)
         executable = client.compile_partitioned(self.text, devices)
+        if self.donated:
+            executable._set_donated([i + len(self.const_args) for i in self.donated])
         self.out_shardings = [
             _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
                                                                       len(devices)))
@@ -191,6 +203,8 @@ class PartitionedFunction:
                          zip(flat, self.in_avals, self.in_shardings, strict=True)]
         arg_lists = [[buffers[d] for buffers in per_argument] for d in range(len(devices))]
         results = executable.execute_sharded(arg_lists)
+        for i in self.donated:
+            _delete_if_taken(flat[i])
         if len(devices) == 1:  # a program for one device that is not the default one
             return [commit(Array._from_buffer(b, aval))
                     for b, aval in zip(results[0], self.out_avals, strict=True)]
@@ -201,12 +215,63 @@ class PartitionedFunction:
                     self.out_avals, self.out_shardings, self.out_indices, strict=True))]
 
 
+class _DonatingPartitioning(Partitioning):
+    """A ``Partitioning`` that also gives the invars their donation attributes (``attrs``,
+    one per invar or None), which ``lower_module`` sets only by the one-device rule."""
+
+    __slots__ = ("attrs",)
+
+    def __init__(self, mesh, in_specs, out_specs, attrs):
+        super().__init__(mesh, in_specs, out_specs)
+        self.attrs = attrs
+
+    def annotate_main(self, main, const_avals) -> None:
+        main.arg_attrs[len(const_avals):] = self.attrs
+        super().annotate_main(main, const_avals)
+
+
+def _donation(closed, mesh, in_shardings, out_shardings, donated) -> list:
+    """The donation attributes of an SPMD program's invars, as JAX 0.10 sets them: inputs
+    and results match by their per-device (shard) shapes, since XLA aliases per device.
+    A result whose sharding the partitioner chooses cannot be aliased (its shard shape is
+    unknown here): with one, every donated input is a ``jax.buffer_donor`` but those
+    aliasing a result of given sharding, and none is reported unusable."""
+    in_avals = [a.update(shape=s.shard_shape(a.shape))
+                for a, s in zip(closed.in_avals, in_shardings, strict=True)]
+    fixed = [False] * len(closed.out_avals) if out_shardings is None else [
+        s is not None for s in out_shardings]
+    out_avals = [a.update(shape=s.shard_shape(a.shape)) if f else a for a, s, f in
+                 zip(closed.out_avals, out_shardings or fixed, fixed, strict=True)]
+    if all(fixed) or mesh.size == 1:  # JAX's one-device rule (unusable ones warn)
+        return donation_attributes(in_avals, out_avals, donated)
+    attrs = ["jax.buffer_donor = true" if d else None for d in donated]
+    waiting: dict = {}
+    for i, (aval, d) in enumerate(zip(in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    for j, (aval, f) in enumerate(zip(out_avals, fixed, strict=True)):
+        queue = waiting.get((aval.shape, aval.dtype))
+        if queue:  # JAX pairs it even with a free result (then only donates it)
+            i = queue.pop(0)
+            if f:
+                attrs[i] = f"tf.aliasing_output = {j} : i32"
+    return attrs
+
+
+def _delete_if_taken(x) -> None:
+    """Delete the donated ``x`` if XLA took its buffers. One placed on the devices for
+    this call only was copied there: its own buffers were never passed, so it stays."""
+    if type(x) is Array and x._buffer is not None and x._buffer.is_deleted():
+        x.delete()
+
+
 def partitioned_function(entry, name, flat, mesh, arg_names,
                          out_shardings=None) -> PartitionedFunction:
     """The SPMD program of the traced ``entry`` (a jit trace entry) for the shardings of
     ``flat`` over ``mesh``, cached on the entry; ``arg_names()`` names the arguments for
     errors. ``out_shardings`` (one per result, None where free) become the program's
-    result shardings where they are over ``mesh``."""
+    result shardings where they are over ``mesh``. The entry's donation vector is fixed
+    per entry, so the cache key needs no part of it."""
     if mesh.size == 1:
         _check_committed_devices(flat, name, arg_names)
     in_shardings = _argument_shardings(flat, mesh, name, arg_names)
@@ -223,7 +288,7 @@ def partitioned_function(entry, name, flat, mesh, arg_names,
     compiled = cache.get(key)
     if compiled is None:
         compiled = cache[key] = PartitionedFunction(entry.closed, name, mesh, in_shardings,
-                                                    out_shardings)
+                                                    out_shardings, entry.donated)
     return compiled
 
 
