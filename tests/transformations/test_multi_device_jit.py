@@ -108,6 +108,27 @@ print('sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>' in main.split(" -> ")[1
                    "True"]
 
 
+def test_in_shardings_are_the_lowered_argument_shardings(run_with_devices):
+    """``lower`` lays the arguments out abstractly by ``in_shardings`` (nothing is placed),
+    and ShapeDtypeStructs with shardings lower the same way, as in JAX."""
+    out = run_with_devices(4, _SETUP + """
+s = NamedSharding(mesh, P("x"))
+f = jax.jit(lambda v, w: v @ w, in_shardings=(s, None))
+lowered = f.lower(x, x.T)
+main = [l for l in lowered.as_text().splitlines() if "func.func public @main" in l][0]
+print(main.split(" -> ")[0].split("(", 1)[1])
+np.testing.assert_array_equal(np.asarray(lowered.compile()(x, x.T)), x @ x.T)
+print(lowered.compile()(x, x.T).sharding.spec)
+abstract = jax.jit(lambda v, w: v @ w).lower(jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s),
+                                            jax.ShapeDtypeStruct(x.T.shape, x.dtype))
+print(abstract.as_text() == lowered.as_text())
+""")
+    assert out == [
+        '%arg0: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, '
+        '%arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>})',
+        "P('x',)", "True"]
+
+
 def test_out_shardings_alone_partition_the_program(run_with_devices):
     """Unsharded arguments and multi-device out_shardings: the program runs over the
     out_shardings' mesh and produces them (JAX does the same)."""

@@ -34,8 +34,9 @@ def partition_mesh(entry, flat, out_shardings=None):
     sharded arguments, else of its multi-device ``out_shardings``, else of the
     multi-device sharding constraints or ``shard_map``s in its program."""
     for x in flat:
-        if type(x) is Array and type(x._buffer) is ShardedBuffer:
-            return x._buffer.sharding.mesh
+        sharding = argument_sharding(x)
+        if sharding is not None:
+            return sharding.mesh
     for s in out_shardings or ():
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and s.mesh.size > 1:
             return s.mesh
@@ -51,6 +52,20 @@ def partition_mesh(entry, flat, out_shardings=None):
     if isinstance(mesh, AbstractMesh):  # constraints over the context mesh's axes
         return _concrete(mesh)
     return mesh
+
+
+def argument_sharding(x):
+    """The sharding over several devices that a jit argument is laid out by, or None: a
+    sharded Array's, or that of an abstract argument given to ``lower`` (a
+    ``ShapeDtypeStruct(..., sharding=NamedSharding(...))``)."""
+    if type(x) is Array:
+        buffer = x._buffer
+        return buffer.sharding if type(buffer) is ShardedBuffer else None
+    sharding = getattr(x, "sharding", None)
+    if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh) and \
+            sharding.mesh.size > 1:
+        return sharding
+    return None
 
 
 def _own_mesh(primitive, params):
@@ -304,8 +319,7 @@ def _fits(sharding, shape) -> bool:
 
 def _argument_shardings(flat, mesh, name, arg_names):
     """Each argument's sharding over ``mesh`` (unsharded arguments replicated)."""
-    sharded = [(i, x._buffer.sharding) for i, x in enumerate(flat)
-               if type(x) is Array and type(x._buffer) is ShardedBuffer]
+    sharded = [(i, s) for i, s in enumerate(map(argument_sharding, flat)) if s is not None]
     if any(s.mesh != mesh for _, s in sharded):
         _check_same_devices(flat, sharded, name, arg_names)
         raise NotImplementedError("jit of arrays sharded over different meshes of the same "
@@ -409,11 +423,14 @@ def run_primitive_partitioned(primitive, args, params, mesh=None):
     primitive, params, avals and shardings), its results sharded as the partitioner
     chose."""
     values, avals = zip(*[concrete_or_sharded(x) for x in args]) if args else ((), ())
-    if mesh is None:
-        mesh = next(x._buffer.sharding.mesh for x in args
-                    if type(x) is Array and type(x._buffer) is ShardedBuffer)
-    in_shardings = _argument_shardings(values, mesh, primitive.name,
-                                       lambda: [f"args[{i}]" for i in range(len(args))])
+    names = lambda: [f"args[{i}]" for i in range(len(args))]  # noqa: E731
+    if mesh is None:  # the operands' mesh, or the one device they are committed to
+        mesh = next((x._buffer.sharding.mesh for x in args
+                     if type(x) is Array and type(x._buffer) is ShardedBuffer), None)
+        if mesh is None:
+            _check_committed_devices(values, primitive.name, names)
+            mesh = _device_mesh(_placed_device(values))
+    in_shardings = _argument_shardings(values, mesh, primitive.name, names)
     key = (primitive, tuple(sorted(((k, _param_key(v)) for k, v in params.items()),
                                    key=lambda kv: kv[0])), avals, tuple(in_shardings))
     compiled = _primitive_cache.get(key)

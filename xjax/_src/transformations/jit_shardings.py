@@ -102,6 +102,19 @@ def _place(values, shardings):
             for v, s in zip(values, shardings)]
 
 
+def _abstract_place(values, shardings):
+    """What ``_place`` would give, as ``ShapeDtypeStruct``s carrying the shardings."""
+    out = []
+    for v, s in zip(values, shardings, strict=True):
+        if s is None:
+            out.append(v)
+        else:
+            aval = jit_module.shaped_abstractify(v)
+            out.append(jit_module.ShapeDtypeStruct(aval.shape, aval.dtype, aval.weak_type,
+                                                   sharding=s))
+    return out
+
+
 class ShardedPjitFunction:
     """A ``jit``-compiled function whose arguments and results are checked against and
     placed by the given shardings (``jit(f, in_shardings=..., out_shardings=...)``)."""
@@ -119,7 +132,9 @@ class ShardedPjitFunction:
     def _dynamic_positions(self, n_args):
         return [i for i in range(n_args) if i not in self._static_argnums]
 
-    def __call__(self, *args, **kwargs):
+    def _laid_out(self, args, kwargs, place) -> list:
+        """``args`` with their leaves laid out by ``in_shardings``: ``place(values,
+        shardings)`` gives the new leaves."""
         args = list(args)
         # A top-level None constrains nothing, so keyword arguments are allowed (as in JAX).
         if not isinstance(self._in_shardings, _Unspecified) and self._in_shardings is not None:
@@ -132,9 +147,18 @@ class ShardedPjitFunction:
             shardings = _flat_shardings("in_shardings", self._in_shardings, dynamic,
                                         "positional arguments tuple")
             _check_shapes("arguments", flat, shardings)
-            placed = tree_unflatten(tree, _place(flat, shardings))
+            placed = tree_unflatten(tree, place(flat, shardings))
             for i, value in zip(positions, placed):
                 args[i] = value
+        return args
+
+    def lower(self, *args, **kwargs):
+        """Lower for these arguments laid out by ``in_shardings`` (abstractly: nothing is
+        placed); the module carries the argument shardings, as JAX's does."""
+        return self._jitted.lower(*self._laid_out(args, kwargs, _abstract_place), **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        args = self._laid_out(args, kwargs, _place)
         out = self._jitted(*args, **kwargs)
         if isinstance(self._out_shardings, _Unspecified) or self._out_shardings is None:
             return out
