@@ -243,3 +243,24 @@ except ValueError as e:
     assert out == ["{CpuDevice(id=1)} True SingleDeviceSharding", "{CpuDevice(id=1)}",
                    "v of <lambda> with shape float32[4,8] and with device ids [1] on platform "
                    "CPU"]
+
+
+def test_eager_operations_run_where_their_operands_are_committed(run_with_devices):
+    """An eager operation on an array committed to a device other than the first runs
+    there and its result is committed there, as JAX's; operands committed to two devices
+    are refused with JAX's message (lax-level names, as JAX gives for ``lax.add``)."""
+    out = run_with_devices(4, _SETUP + """
+on2 = jax.device_put(x, jax.devices()[2])
+for r in (jnp.sin(on2) + 1, on2 * jnp.ones((4, 8)), jnp.sum(on2, axis=0), on2[1:], on2.T):
+    print(r.devices(), r.committed)
+np.testing.assert_allclose(np.asarray(jnp.sin(on2) + 1), np.sin(x) + 1, rtol=1e-6)
+np.testing.assert_array_equal(np.asarray(on2.T @ on2), x.T @ x)
+print(jnp.ones(3).devices(), jnp.ones(3).committed)
+try:
+    jax.lax.add(on2, jax.device_put(x, jax.devices()[1]))
+except ValueError as e:
+    print(str(e).split(" and argument ")[1])
+""")
+    assert out == ["{CpuDevice(id=2)} True"] * 5 + [
+        "{CpuDevice(id=0)} False",
+        "args[1] of add with shape float32[4,8] and with device ids [1] on platform CPU"]

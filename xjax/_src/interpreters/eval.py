@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src import runtime
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.primitive import compiled_when_large
@@ -57,6 +58,18 @@ def set_own_mesh_finder(finder) -> None:
     _own_mesh = finder
 
 
+def _placed_elsewhere(x) -> bool:
+    """Whether ``x`` is an Array over several devices, or on a device other than the
+    first: an eager operation on it runs there, as JAX's does (checked only once the
+    process has placed something so)."""
+    if type(x) is not Array or (buffer := x._buffer) is None:
+        return False
+    if type(buffer) is ShardedBuffer:
+        return True
+    device = buffer.device
+    return device is not runtime.get_client(device.platform).devices[0]
+
+
 class EvalTrace(Trace):
     """Evaluates primitives on concrete values."""
 
@@ -65,8 +78,7 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if sharded_state.multi_device:
             mesh = _own_mesh(primitive, params) if _own_mesh is not None else None
-            if mesh is not None or any(type(x) is Array and type(x._buffer) is ShardedBuffer
-                                       for x in args):
+            if mesh is not None or any(_placed_elsewhere(x) for x in args):
                 # A jitted op over the operands' (or its own mesh's) devices, as JAX.
                 from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
                 return run_primitive_partitioned(primitive, args, params, mesh)

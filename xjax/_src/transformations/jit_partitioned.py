@@ -451,7 +451,8 @@ def _param_key(value):
 
 
 def concrete_or_sharded(x):
-    """(operand, aval) of an eager operand: a sharded Array as it is, others as NumPy."""
-    if type(x) is Array and type(x._buffer) is ShardedBuffer:
+    """(operand, aval) of an eager operand: an Array on devices as it is (where it is placed
+    matters), others as NumPy."""
+    if type(x) is Array and x._buffer is not None:
         return x, x._aval
     return concrete_operand(x)
