@@ -48,6 +48,16 @@ def _large(args) -> bool:
     return False
 
 
+def _jitted_or_direct(jitted, fun, args, kwargs):
+    """``jitted(*args, **kwargs)``, or ``fun``'s direct call for arguments a trace cannot
+    take (a non-hashable static, a Python value xjax's implementation needs concrete),
+    which raises the user's error if the call is wrong."""
+    try:
+        return jitted(*args, **kwargs)
+    except Exception:  # noqa: BLE001
+        return fun(*args, **kwargs)
+
+
 def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
     """Decorate a jnp function that JAX defines under ``jit(static_argnames=...)``; ``name``
     is the name JAX's jaxprs give the call (JAX's private helper's name, at times)."""
@@ -65,13 +75,7 @@ def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
                 # eager on large arrays: compiled, as JAX runs it (one fused kernel)
             elif not _building_a_jaxpr(trace):
                 return fun(*args, **kwargs)
-            try:
-                return jitted(*args, **kwargs)
-            except Exception:  # noqa: BLE001
-                # An argument the nested trace cannot take (a non-hashable static, a Python
-                # value xjax's implementation needs concrete): inline the call instead,
-                # which raises the user's error if the call is wrong.
-                return fun(*args, **kwargs)
+            return _jitted_or_direct(jitted, fun, args, kwargs)
         return staged_or_direct
     return decorate
 
@@ -88,11 +92,6 @@ def inline_jit(static_argnames: tuple = ()):
         def direct_or_compiled(*args, **kwargs):
             if type(trace_ctx.trace) is not EvalTrace or not _large(args):
                 return fun(*args, **kwargs)
-            try:
-                return jitted(*args, **kwargs)
-            except Exception:  # noqa: BLE001
-                # An argument the trace cannot take (a non-hashable static): run directly,
-                # which raises the user's error if the call is wrong.
-                return fun(*args, **kwargs)
+            return _jitted_or_direct(jitted, fun, args, kwargs)
         return direct_or_compiled
     return decorate
