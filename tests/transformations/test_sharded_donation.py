@@ -55,6 +55,21 @@ print(single.is_deleted(), error(lambda: single + 1) == error(lambda: x + 1))
         "True True"]
 
 
+def test_reading_a_sharded_array_does_not_block_its_donation(run_with_devices):
+    """Assembling the global value on the host copies each shard: the device buffers stay
+    donatable (a view would mark them shared with NumPy)."""
+    out = run_with_devices(4, _SETUP + """
+f = jax.jit(lambda v: v + 1, donate_argnums=0)
+x = sharded(x0)
+seen = np.asarray(x)
+y = f(x)
+print(x.is_deleted())
+np.testing.assert_array_equal(seen, x0)
+np.testing.assert_array_equal(np.asarray(y), x0 + 1)
+""")
+    assert out == ["True"]
+
+
 def test_lowered_partitioned_program_carries_donation(run_with_devices):
     out = run_with_devices(4, _SETUP + """
 def main(text):

@@ -75,7 +75,9 @@ class ShardedBuffer:
             if key in done:
                 continue
             done.add(key)
-            out[index] = buffer.to_numpy()
+            # a copy, not a view: a view would mark the buffer shared with NumPy for good,
+            # and a donated argument's buffers then could not be given to XLA
+            out[index] = buffer.copy_to_host()
         out.flags.writeable = False
         return out
 
