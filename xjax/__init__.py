@@ -14,7 +14,7 @@ from xjax._src.core.array import (  # noqa: F401
     Array as Array,
 )
 from xjax._src.runtime.client import (  # noqa: F401
-    Device as Device, default_backend as default_backend, devices as devices,
+    Device as Device, default_backend as default_backend,
 )
 from xjax._src.core.sharding_types import (  # noqa: F401
     NamedSharding as NamedSharding, P as P, Shard as Shard, set_mesh as set_mesh,
@@ -54,6 +54,7 @@ from xjax._src.transformations.config_contexts import (  # noqa: F401
 from xjax._src.api.devices import (  # noqa: F401
     block_until_ready as block_until_ready, clear_caches as clear_caches,
     default_device as default_device, device_count as device_count, device_get as device_get,
+    devices as devices,
     effects_barrier as effects_barrier, host_count as host_count, host_id as host_id,
     host_ids as host_ids, live_arrays as live_arrays, local_device_count as local_device_count,
     local_devices as local_devices, print_environment_info as print_environment_info,

@@ -3,6 +3,7 @@ auto_pcast, remove_size_one_mesh_axis_from_type, make_user_context; and the mess
 unsupported collectives."""
 
 import dataclasses
+import socket
 
 import numpy as np
 import pytest
@@ -50,8 +51,13 @@ def test_distributed_bad_arguments(fresh_distributed, monkeypatch):
         dist.initialize("localhost:1234", 1, 1)
     with pytest.raises(TypeError, match="num_processes must be a positive int"):
         dist.initialize("localhost:1234", 1.0, 0)
-    with pytest.raises(NotImplementedError, match="num_processes=2: xjax runs a single"):
-        dist.initialize("localhost:1234", 2, 0)
+    # Several processes: process 1 waits for process 0's service, which never comes.
+    with socket.socket() as probe:
+        probe.bind(("localhost", 0))
+        free_port = probe.getsockname()[1]
+    with pytest.raises(xjax.errors.JaxRuntimeError, match="^DEADLINE_EXCEEDED: Deadline"):
+        dist.initialize(f"localhost:{free_port}", 2, 1, initialization_timeout=0.3)
+    assert dist.global_state.client is None
     with pytest.raises(NotImplementedError, match="local_device_ids"):
         dist.initialize("localhost:1234", 1, 0, local_device_ids=0)
     with pytest.raises(NotImplementedError, match="detects no cluster"):

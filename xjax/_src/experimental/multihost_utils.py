@@ -1,13 +1,20 @@
 """``xjax.experimental.multihost_utils``: cross-process helpers, as in JAX.
 
-xjax runs one process (``xjax.process_count() == 1``), so every function here has JAX's
-one-process result: gathers stack or return the local value, broadcasts return it,
-barriers return at once, and host-local arrays are already global.
+In one process every function has JAX's one-process result: gathers stack or return the
+local value, broadcasts return it, barriers return at once, and host-local arrays are
+already global. In a job of several processes (``xjax.distributed.initialize``) the
+gathers, broadcasts, equality checks and ``sync_global_devices`` exchange host values
+through the job's coordination service (its key-value store and barriers), where JAX runs
+a collective over every device; every process must make the same calls in the same order,
+as with JAX. Host-local and global arrays need every process's devices, which xjax does
+not have (NotImplementedError).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
 import zlib
 
 import numpy as np
@@ -35,8 +42,12 @@ def broadcast_one_to_all(in_tree, is_source=None):
     >>> multihost_utils.broadcast_one_to_all({'w': jnp.arange(2)})
     {'w': array([0, 1], dtype=int32)}
     """
-    del is_source  # one process: it is the source either way
-    return tree_map(np.asarray, in_tree)
+    if global_state.num_processes == 1:
+        return tree_map(np.asarray, in_tree)  # one process: it is the source either way
+    if is_source is None:
+        is_source = global_state.process_id == 0
+    leaves, tree = tree_flatten(in_tree)
+    return tree_unflatten(tree, _broadcast_leaves(leaves, is_source))
 
 
 def _gather_one(x, tiled):
@@ -62,7 +73,11 @@ def process_allgather(in_tree, tiled=False):
     >>> multihost_utils.process_allgather(jnp.arange(3)).shape
     (1, 3)
     """
-    return tree_map(lambda x: _gather_one(x, tiled), in_tree)
+    if global_state.num_processes == 1:
+        return tree_map(lambda x: _gather_one(x, tiled), in_tree)
+    leaves, tree = tree_flatten(in_tree)
+    join = np.concatenate if tiled else np.stack
+    return tree_unflatten(tree, [join(values, axis=0) for values in _gather_leaves(leaves)])
 
 
 def sync_global_devices(name: str):
@@ -81,11 +96,11 @@ def assert_equal(in_tree, fail_message: str = ""):
     AssertionError
         With ``fail_message`` when some value differs.
     """
-    def expected(x):
+    def expected(x):  # this process's value, once per process
         x = np.asarray(x)
-        return np.expand_dims(x, axis=0) if x.ndim == 0 else x
+        return np.broadcast_to(x, (global_state.num_processes,) + x.shape)
 
-    gathered = process_allgather(in_tree, tiled=True)
+    gathered = process_allgather(in_tree)
     want = tree_map(expected, in_tree)
     same = tree_flatten(tree_map(lambda a, b: bool(np.all(np.equal(a, b))), want,
                                  gathered))[0]
@@ -104,6 +119,73 @@ def reached_preemption_sync_point(step_id: int) -> bool:
         return False
     raise RuntimeError("Preemption sync manager has not been initialized. Make sure the"
                        " 'jax_enable_preemption_service' config is enabled.")
+
+
+# -- host values exchanged through the coordination service (jobs of several processes)
+
+# How long a process waits for the others at an exchange (JAX's collectives wait as long as
+# it takes; a bound turns a process that never comes into an error).
+_EXCHANGE_TIMEOUT_MS = 30 * 60 * 1000
+_exchanges = itertools.count()  # every process makes the same calls in the same order
+
+
+def _encode(x) -> bytes:
+    """A host value as bytes: a JSON header (dtype name, shape), then the raw data."""
+    x = np.asarray(x)  # (tobytes reads any layout in C order; 0-d stays 0-d)
+    header = json.dumps({"dtype": x.dtype.name, "shape": list(x.shape)}).encode()
+    return len(header).to_bytes(4, "little") + header + x.tobytes()
+
+
+def _decode(data: bytes) -> np.ndarray:
+    size = int.from_bytes(data[:4], "little")
+    header = json.loads(data[4:4 + size])
+    value = np.frombuffer(data[4 + size:], dtype=np.dtype(header["dtype"]))
+    return value.reshape(tuple(header["shape"])).copy()
+
+
+def _exchange(publish, collect):
+    """One exchange: ``publish(client, key)`` writes this process's part under ``key``,
+    ``collect(client, key)`` reads what it needs; then all wait until every process has
+    read, and process 0 removes the keys."""
+    client, key = global_state.client, f"xjax/multihost/{next(_exchanges)}"
+    publish(client, key)
+    result = collect(client, key)
+    client.wait_at_barrier(key, _EXCHANGE_TIMEOUT_MS)
+    if global_state.process_id == 0:
+        client.key_value_delete(key)
+    return result
+
+
+def _gather_leaves(leaves) -> list:
+    """For each leaf, the list of every process's value (in process order)."""
+    def publish(client, key):
+        for i, x in enumerate(leaves):
+            client.key_value_set_bytes(f"{key}/{global_state.process_id}/{i}", _encode(x))
+
+    def collect(client, key):
+        return [[_decode(client.blocking_key_value_get_bytes(f"{key}/{p}/{i}",
+                                                             _EXCHANGE_TIMEOUT_MS))
+                 for p in range(global_state.num_processes)] for i in range(len(leaves))]
+    return _exchange(publish, collect)
+
+
+def _broadcast_leaves(leaves, is_source) -> list:
+    """The source process's leaves, in every process (a second source is an error: the
+    store refuses its key)."""
+    def publish(client, key):
+        if is_source:
+            client.key_value_set(f"{key}/source", str(global_state.process_id))
+            for i, x in enumerate(leaves):
+                client.key_value_set_bytes(f"{key}/{i}", _encode(x))
+
+    def collect(client, key):
+        if is_source:
+            return [np.asarray(x) for x in leaves]
+        client.blocking_key_value_get(f"{key}/source", _EXCHANGE_TIMEOUT_MS)
+        return [_decode(client.blocking_key_value_get_bytes(f"{key}/{i}",
+                                                            _EXCHANGE_TIMEOUT_MS))
+                for i in range(len(leaves))]
+    return _exchange(publish, collect)
 
 
 def _flat_pspecs(what, tree, pspecs):
@@ -129,6 +211,12 @@ def _place(x, mesh, pspec):
 
 
 def _convert(what, inputs, mesh, pspecs):
+    if global_state.num_processes > 1:
+        raise NotImplementedError(
+            "host_local_array_to_global_array / global_array_to_host_local_array in a job "
+            f"of {global_state.num_processes} processes: a global array spans every "
+            "process's devices, and xjax computes only on this process's own (its CPU "
+            "backend has no cross-process collectives)")
     leaves, tree = tree_flatten(inputs)
     specs = _flat_pspecs(what, inputs, pspecs)
     return tree_unflatten(tree, [_place(x, mesh, s) for x, s in zip(leaves, specs)])

@@ -62,9 +62,17 @@ ALIAS_THRESHOLD_BYTES = 4096
 _pjrt.set_alias_threshold(ALIAS_THRESHOLD_BYTES)
 
 
+_process_index = [0]  # this process's index in a job (set by xjax.distributed.initialize)
+
+
+def set_process_index(index: int) -> None:
+    """Record this process's index in a job of several processes (0 when it ends)."""
+    _process_index[0] = index
+
+
 class Device:
     """A device of a platform: `platform`, `id`, `device_kind`, `local_hardware_id`,
-    `process_index` (0: one process); repr `CpuDevice(id=0)`."""
+    `process_index` (this process's); repr `CpuDevice(id=0)`."""
 
     __slots__ = ("platform", "id", "device_kind", "local_hardware_id", "_repr", "_client")
 
@@ -82,18 +90,19 @@ class Device:
 
     @property
     def process_index(self) -> int:
-        """Index of the process the device belongs to: always 0 (xjax runs one process)."""
-        return 0
+        """Index of the process the device belongs to: this process's (xjax lists only its
+        own devices), 0 outside a job of several processes."""
+        return _process_index[0]
 
     @property
     def host_id(self) -> int:
-        """Deprecated in JAX in favour of ``process_index`` (still 0 there and here)."""
-        return 0
+        """Deprecated in JAX in favour of ``process_index`` (the same value)."""
+        return _process_index[0]
 
     @property
     def task_id(self) -> int:
-        """Deprecated in JAX in favour of ``process_index`` (still 0 there and here)."""
-        return 0
+        """Deprecated in JAX in favour of ``process_index`` (the same value)."""
+        return _process_index[0]
 
     def __repr__(self) -> str:
         return self._repr
