@@ -226,6 +226,13 @@ def polygamma(m, x):
 # -- incomplete gamma --
 
 
+# When a continued fraction (modified Lentz) has converged: its factors within one float64
+# epsilon of 1, as XLA's stops at its dtype's epsilon. A tighter bound (1e-16 was used) lies
+# below the spacing of float64 near 1, so factors alternating between 1 and 1 - 2^-53 never
+# met it and the loop ran to its limit (100000 steps: seconds per call).
+_LENTZ_TOLERANCE = np.finfo(np.float64).eps
+
+
 def _log_gamma_prefactor(a, x):
     """log(x^a e^-x / Gamma(a))."""
     return a * np.log(x) - x - lgamma(a)
@@ -255,7 +262,7 @@ def _igammac_fraction(a, x, max_terms=100000):
         d = 1.0 / d
         delta = d * c
         h = h * delta
-        if i % 8 == 0 and not np.any(np.abs(delta - 1.0) > 1e-16):
+        if i % 8 == 0 and not np.any(np.abs(delta - 1.0) > _LENTZ_TOLERANCE):
             break
     return np.exp(_log_gamma_prefactor(a, x)) * h
 
@@ -334,7 +341,7 @@ def _beta_fraction(a, b, x, max_terms=100000):
             c = np.where(np.abs(c) < tiny, tiny, c)
             delta = d * c
             h = h * delta
-        if m % 4 == 0 and not np.any(np.abs(delta - 1.0) > 1e-16):
+        if m % 4 == 0 and not np.any(np.abs(delta - 1.0) > _LENTZ_TOLERANCE):
             break
     return h
 
