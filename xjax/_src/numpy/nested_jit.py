@@ -22,7 +22,7 @@ import numpy as np
 
 from xjax._src.core.array import Array
 from xjax._src.core.trace import ctx as trace_ctx
-from xjax._src.interpreters.eval import EvalTrace
+from xjax._src.interpreters.eval import LARGE_ELEMENTS, EvalTrace
 from xjax._src.interpreters.staging import StagingTrace
 from xjax._src.transformations.jit import PjitFunction
 
@@ -35,12 +35,9 @@ def _building_a_jaxpr(trace) -> bool:
     return False
 
 
-# Elements from which an eager call of a jitted jnp function runs compiled: XLA's fused,
-# multi-threaded kernel then beats the NumPy kernels' passes over memory.
-LARGE_ELEMENTS = 1 << 15
-
-
 def _large(args) -> bool:
+    """An argument of ``eval.LARGE_ELEMENTS`` or more elements: the threshold of the eager
+    primitives that run compiled, shared so that both paths switch together."""
     for x in args:
         if type(x) is Array or isinstance(x, np.ndarray):
             if x.size >= LARGE_ELEMENTS:
