@@ -21,7 +21,7 @@ import numpy as np
 from xjax._src.core import source_info
 from xjax._src.higher_order.callbacks import debug_callback
 from xjax._src.core.trace import Tracer
-from xjax._src.runtime import get_client
+from xjax._src.runtime import default_device
 
 logger = logging.getLogger("xjax.debug")
 
@@ -348,7 +348,7 @@ def _array_sharding(arr):
     if sharding is not None and getattr(sharding, "device_set", None) is not None:
         return sharding
     if isinstance(arr, Tracer):  # under jit: the device the program is compiled for
-        return _OneDevice(get_client().devices[0])
+        return _OneDevice(default_device())
     return _OneDevice(next(iter(arr.devices())))
 
 

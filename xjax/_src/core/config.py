@@ -25,6 +25,7 @@ import os
 import sys
 
 from xjax._src.runtime import client
+from xjax._src.runtime.sharded import note_multi_device
 
 
 class NumpyDtypePromotion(enum.StrEnum):
@@ -263,6 +264,8 @@ class Config:
             _check_supported(name, value)
         if name == "jax_num_cpu_devices":
             client.set_cpu_device_count(value)  # raises once the CPU client exists
+        elif name == "jax_platforms":
+            client.set_platforms(value)  # read when the default backend is chosen
         self.__dict__[name] = value
         if name == "jax_transfer_guard":  # a set-only flag that sets every direction
             for direction in _TRANSFER_GUARD_FLAGS:
@@ -285,7 +288,12 @@ class Config:
                                       or d["jax_no_execution"] or h2d not in (None, "allow"))
         d["xjax_jit_checks"] = bool(d["jax_disable_jit"] or d["xjax_eager_checks"])
         # xjax.numpy's eager shortcuts (NumPy on whole arrays, no primitives) are off.
-        d["xjax_eager_slow"] = bool(d["xjax_eager_via_xla"] or d["xjax_eager_checks"])
+        # So are they where the default backend may be a GPU: arrays live there, and
+        # every eager operation runs compiled on it.
+        d["xjax_eager_slow"] = bool(d["xjax_eager_via_xla"] or d["xjax_eager_checks"]
+                                    or client.may_use_gpu())
+        if client.may_use_gpu():
+            note_multi_device()  # eager operations look for their device from now on
 
     def read(self, name: str):
         return self.__dict__[name]

@@ -36,7 +36,6 @@ class ConcretizationTypeError(JAXTypeError):
         if tracer is None:
             super().__init__(context)
             return
-        aval = getattr(tracer, "aval", tracer)
         message = f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
         if context:
             message += context + "\n"

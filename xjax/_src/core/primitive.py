@@ -90,3 +90,7 @@ class Primitive:
 # Primitives whose eager application on large operands runs as a cached XLA executable
 # (``interpreters.eval``): the lax modules add the elementwise family and select.
 compiled_when_large: set = set()
+
+# Primitives whose eager application always runs their impl on host values, even where
+# eager operations run compiled on a GPU: they call a Python function (the callbacks).
+applied_on_host: set = set()

@@ -33,14 +33,14 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.errors import JaxRuntimeError
-from xjax._src.core.primitive import Absent, Primitive
+from xjax._src.core.primitive import Absent, Primitive, applied_on_host
 from xjax._src.core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from xjax._src.lowering.effects import EFFECTFUL_PRIMITIVES
 from xjax._src import lax
 from xjax._src.lax.batch_rules import batch_size, move_axis
 from xjax._src.lowering import effects
 from xjax._src.lowering.stablehlo import aval_type
-from xjax._src.runtime import ffi
+from xjax._src.runtime import default_backend, ffi
 from xjax._src.higher_order import scan
 
 __all__ = ["pure_callback", "io_callback", "debug_callback"]
@@ -167,6 +167,12 @@ def emit_numpy_callback(ctx, operands, operand_avals, callback, result_avals, *,
 
 
 def _emit_host_function(ctx, operands, host_function, *, side_effect, ordered):
+    if default_backend() != "cpu":
+        raise NotImplementedError(
+            "host callbacks (pure_callback, io_callback, debug.print, debug.callback) in "
+            f"compiled code on the {default_backend()} backend: xjax registers its callback "
+            "handler with the CPU plugin only. Call it outside jit, or compute on the CPU "
+            "(jax.device_put the operands to jax.devices('cpu')[0], or JAX_PLATFORMS=cpu)")
     if ffi.HOST_CALLBACK_TARGET not in ffi.ffi_targets("cpu"):
         raise NotImplementedError("host callbacks under jit need the CPU plugin's FFI "
                                   "extension, which this plugin lacks")
@@ -446,6 +452,7 @@ debug_callback_p = Primitive(
     lower=_debug_callback_lower, jvp=_debug_callback_jvp,
     transpose=Absent("has no outputs: nothing to transpose"),
     batch=_debug_callback_batch, multiple_results=True)
+applied_on_host.update((pure_callback_p, io_callback_p, debug_callback_p))
 EFFECTFUL_PRIMITIVES.add(debug_callback_p.name)
 
 

@@ -24,7 +24,7 @@ from xjax._src.lowering import effects
 from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body, lower_jaxpr_function, lower_module
 from xjax._src.lowering.stablehlo import aval_type
 from xjax._src.core import monitoring as _monitoring
-from xjax._src.runtime.client import get_client
+from xjax._src.runtime.client import default_client
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.jaxpr import JaxprEqn, Var
 from xjax._src.lax.batch_rules import move_axis, not_mapped
@@ -177,8 +177,8 @@ def compile_text(text: str, compiler_options=None):
     """Compile StableHLO text on the default client (with XLA options by name, if any),
     through the persistent compilation cache when ``jax_compilation_cache_dir`` is set."""
     if _compile_wrapper:
-        return _compile_wrapper[0](get_client(), text, compiler_options, compile_on_client)
-    return compile_on_client(get_client(), text, compiler_options)
+        return _compile_wrapper[0](default_client(), text, compiler_options, compile_on_client)
+    return compile_on_client(default_client(), text, compiler_options)
 
 
 def compile_on_client(client, text: str, compiler_options=None):

@@ -1,8 +1,9 @@
 """The root interpreter: runs each primitive eagerly.
 
-On the CPU it calls the primitive's NumPy ``impl`` (no compilation, low overhead). With
-``config.xjax_eager_via_xla`` (and on non-CPU devices, later) it runs the primitive compiled
-alone by XLA, cached by primitive, params and avals.
+On the CPU it calls the primitive's NumPy ``impl`` (no compilation, low overhead). On a GPU
+default backend, with ``config.xjax_eager_via_xla``, and on large CPU arrays it runs the
+primitive compiled alone by XLA (cached by primitive, params and avals), its results left
+in device buffers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from xjax._src import runtime
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
-from xjax._src.core.primitive import compiled_when_large
+from xjax._src.core.primitive import applied_on_host, compiled_when_large
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.floating_errors import ignore_floating_errors, restore_floating_errors
@@ -66,8 +67,7 @@ def _placed_elsewhere(x) -> bool:
         return False
     if type(buffer) is ShardedBuffer:
         return True
-    device = buffer.device
-    return device is not runtime.get_client(device.platform).devices[0]
+    return buffer.device is not runtime.default_device()
 
 
 class EvalTrace(Trace):
@@ -82,6 +82,11 @@ class EvalTrace(Trace):
                 # A jitted op over the operands' (or its own mesh's) devices, as JAX.
                 from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters
                 return run_primitive_partitioned(primitive, args, params, mesh)
+            if (runtime.default_device().platform != "cpu"
+                    and primitive not in applied_on_host):
+                # On a GPU (or another device) the operands live there: the operation runs
+                # compiled on it, its results stay there, as JAX's eager operations.
+                return run_compiled(primitive, args, params)
         if len(args) == 1 and type(x := args[0]) is Array and (npy := x._npy) is not None:
             # the common unary case, without lists
             if npy.size >= LARGE_ELEMENTS and primitive in compiled_when_large:
@@ -107,11 +112,9 @@ class EvalTrace(Trace):
                 avals.append(aval)
         out_aval = (primitive.abstract_eval(*avals, **params) if params
                     else primitive.abstract_eval(*avals))
-        if config.xjax_eager_via_xla:
-            outs = run_primitive_with_xla(primitive, values, avals, params)
-            if primitive.multiple_results:
-                return [Array._from_numpy(o, a) for o, a in zip(outs, out_aval, strict=True)]
-            return Array._from_numpy(outs[0], out_aval)
+        if config.xjax_eager_via_xla and primitive not in applied_on_host:
+            # the path of eager operations on a GPU, forced
+            return run_compiled(primitive, args, params)
         impl = primitive.impl
         if isinstance(impl, Absent):
             raise NotImplementedError(f"{primitive.name} has no eager implementation: "

@@ -20,7 +20,7 @@ from xjax._src.lax.ad_rules import get_aval, transpose_by_parts
 from xjax._src.lax.batch_rules import move_axis
 from xjax._src.lax.operands import to_operand
 from xjax._src.lowering.stablehlo import ModuleBuilder, aval_type, i64_array, tensor_type
-from xjax._src.runtime import get_client
+from xjax._src.runtime import default_client
 from xjax._src.lax.convert import convert_element_type
 from xjax._src.lax.elementwise import conj, mul
 from xjax._src.lax.shape import broadcast_in_dim
@@ -134,7 +134,7 @@ def _xla_fft(x, fft_type, fft_lengths, out_aval):
         module = ModuleBuilder("xjax_eager_fft")
         fb = module.function("main", [tensor_type(x.shape, x.dtype)], "public")
         fb.ret([_emit_fft(fb, fb.args[0], fft_type, fft_lengths, aval_type(out_aval))])
-        executable = _xla_executables[key] = get_client().compile(module.text())
+        executable = _xla_executables[key] = default_client().compile(module.text())
     (buffer,) = executable.execute([np.ascontiguousarray(x)])
     return np.asarray(buffer.to_numpy())
 

@@ -28,7 +28,7 @@ from xjax._src.lax.prng import threefry2x32_p
 from xjax._src.lax.operands import to_operand
 from xjax._src.lax.shape import canonicalize_shape
 from xjax._src.lowering.stablehlo import ModuleBuilder, aval_type, tensor_type
-from xjax._src.runtime import get_client
+from xjax._src.runtime import default_client
 from xjax._src.lax.slicing import dynamic_update_index_in_dim, index_in_dim
 
 _U32 = np.dtype(np.uint32)
@@ -320,7 +320,7 @@ def _rng_uniform_impl(a, b, *, shape):
         scalar = tensor_type((), a.dtype)
         fb = module.function("main", [scalar, scalar], "public")
         fb.ret([_emit_rng_uniform(fb, *fb.args, shape, tensor_type(shape, a.dtype))])
-        executable = _uniform_executables[key] = get_client().compile(module.text())
+        executable = _uniform_executables[key] = default_client().compile(module.text())
     (buffer,) = executable.execute([np.ascontiguousarray(a), np.ascontiguousarray(b)])
     return np.asarray(buffer.to_numpy())
 

@@ -407,6 +407,19 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
                      "INVALID_ARGUMENT: argument %zd is a deleted DeviceBuffer", i);
         goto cleanup;
       }
+      if (b->client != c) {
+        /* A buffer of another platform's client (an uncommitted array computed there):
+         * copied through host memory to this program's device, as JAX moves uncommitted
+         * arguments to where the program runs. */
+        PyObject *host = PyObject_CallMethod(x, "copy_to_host", NULL);
+        if (host == NULL) goto cleanup;
+        int ptype;
+        argv[i] = upload(c, host, self->dev_index, ALIAS_NEVER, &ptype, NULL, NULL);
+        Py_DECREF(host);
+        if (argv[i] == NULL) goto cleanup;
+        temp[i] = 1;
+        continue;
+      }
       argv[i] = b->buf;
       temp[i] = 0;
       if (donatable) {

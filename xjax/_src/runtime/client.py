@@ -26,6 +26,7 @@ import atexit
 import glob
 import importlib.metadata
 import importlib.util
+import logging
 import os
 import re
 import struct
@@ -43,10 +44,21 @@ __all__ = [
     "Executable",
     "XlaRuntimeError",
     "default_backend",
+    "default_client",
+    "default_device",
     "devices",
     "get_client",
     "plugin_version",
 ]
+
+# JAX's platform names for the plugins' own: CUDA and ROCm devices are JAX's "gpu".
+_JAX_PLATFORM_NAMES = {"cuda": "gpu", "rocm": "gpu"}
+
+# Set to 1 in tests: the "gpu" platform is a second client of the CPU plugin, named as
+# the CUDA one, so that the paths for a non-CPU default backend (eager operations
+# compiled on its device, transfers between clients, per-platform caches) run on
+# machines without a GPU. Never a GPU's numbers or speed.
+STAND_IN_GPU = "XJAX_STAND_IN_GPU"
 
 XlaRuntimeError = _pjrt.XlaRuntimeError
 DeviceBuffer = _pjrt.DeviceBuffer
@@ -74,11 +86,14 @@ class Device:
     """A device of a platform: `platform`, `id`, `device_kind`, `local_hardware_id`,
     `process_index` (this process's); repr `CpuDevice(id=0)`."""
 
-    __slots__ = ("platform", "id", "device_kind", "local_hardware_id", "_repr", "_client")
+    __slots__ = ("platform", "id", "device_kind", "local_hardware_id", "_repr", "_client",
+                 "_name")
 
-    def __init__(self, client, platform, id, device_kind, description, local_hardware_id):
+    def __init__(self, client, platform, id, device_kind, description, local_hardware_id,
+                 name=None):
         self._client = client
         self.platform = platform
+        self._name = name or platform  # the plugin's platform name: str(device) is "cuda:0"
         self.id = id
         self.device_kind = device_kind
         self.local_hardware_id = local_hardware_id
@@ -107,8 +122,8 @@ class Device:
     def __repr__(self) -> str:
         return self._repr
 
-    def __str__(self) -> str:  # JAX's: platform:id
-        return f"{self.platform}:{self.id}"
+    def __str__(self) -> str:  # JAX's: the plugin's platform name and the id
+        return f"{self._name}:{self.id}"
 
     def __eq__(self, other) -> bool:
         return self is other or (
@@ -209,16 +224,26 @@ class Client(_pjrt.Client):
     `buffer_from_numpy(array, device=None, may_alias=False) -> DeviceBuffer`.
     """
 
-    def __init__(self, plugin, options=None):
-        infos = self.device_info()
-        prefix = {"cpu": "Cpu", "cuda": "Cuda", "gpu": "Cuda", "rocm": "Rocm"}.get(
-            self.platform, self.platform.capitalize()
-        )
+    def __new__(cls, plugin, options=None, *, stand_in_for=None):
+        return super().__new__(cls, plugin, options)
+
+    def __init__(self, plugin, options=None, *, stand_in_for=None):
+        # `stand_in_for`: the platform name ("cuda") a CPU client takes in tests of the
+        # paths for several platforms on a machine without that device (XJAX_STAND_IN_GPU).
+        name = stand_in_for or _pjrt.Client.platform.__get__(self)
+        self._platform = _JAX_PLATFORM_NAMES.get(name, name)
+        prefix = {"cpu": "Cpu", "cuda": "Cuda", "rocm": "Rocm"}.get(name, name.capitalize())
         devs = []
-        for id_, kind, text, hw in infos:
-            text = text or f"{prefix}Device(id={id_})"
-            devs.append(Device(self, self.platform, id_, kind, text, hw))
+        for id_, kind, text, hw in self.device_info():
+            text = None if stand_in_for else text
+            devs.append(Device(self, self._platform, id_, kind,
+                               text or f"{prefix}Device(id={id_})", hw, name))
         self.devices = tuple(devs)
+
+    @property
+    def platform(self) -> str:
+        """JAX's name of the platform: "cpu", or "gpu" for the CUDA and ROCm plugins."""
+        return self._platform
 
     def compile(self, mlir_text: str | bytes, device: Device | None = None, *,
                 compiler_options: dict | None = None) -> Executable:
@@ -284,6 +309,8 @@ def _find_plugin(platform: str) -> tuple[str, str]:
         root = list(spec.submodule_search_locations)[0]
         return os.path.join(root, "xla_cpu_pjrt.so"), "xla-cpu-pjrt"
     if platform in ("gpu", "cuda"):
+        if os.environ.get(STAND_IN_GPU) == "1":
+            return _find_plugin("cpu")
         for mod, dist in (("jax_plugins.xla_cuda13", "jax-cuda13-pjrt"),
                           ("jax_plugins.xla_cuda12", "jax-cuda12-pjrt")):
             try:
@@ -295,7 +322,9 @@ def _find_plugin(platform: str) -> tuple[str, str]:
                                     "xla_cuda_plugin.so")
                 if os.path.exists(path):
                     return path, dist
-        raise RuntimeError("no CUDA PJRT plugin found (pip install jax-cuda12-pjrt)")
+        raise RuntimeError('no CUDA PJRT plugin found (pip install -e ".[cuda13]", which '
+                           "installs jax-cuda13-pjrt, or set XJAX_PJRT_PLUGIN_GPU to a "
+                           "plugin's path)")
     raise RuntimeError(f"unknown platform {platform!r}")
 
 
@@ -335,13 +364,36 @@ def _client_options(platform: str) -> dict:
     the jax_num_cpu_devices flag, XJAX_NUM_CPU_DEVICES=N, or
     XLA_FLAGS=--xla_force_host_platform_device_count=N."""
     opts = {}
-    if platform == "cpu" and _cpu_device_count:
+    if platform == "gpu" and os.environ.get(STAND_IN_GPU) == "1":
+        opts["cpu_device_count"] = 1
+    elif platform == "gpu":
+        opts.update(_gpu_memory_options())
+    elif platform == "cpu" and _cpu_device_count:
         opts["cpu_device_count"] = _cpu_device_count[0]
     elif platform == "cpu":
         count = os.environ.get("XJAX_NUM_CPU_DEVICES")
         m = re.search(r"--xla_force_host_platform_device_count=(\d+)",
                       os.environ.get("XLA_FLAGS", ""))
         opts["cpu_device_count"] = int(count) if count else int(m.group(1)) if m else 1
+    return opts
+
+
+def _gpu_memory_options() -> dict:
+    """The GPU plugin's memory options from JAX's environment variables:
+    XLA_PYTHON_CLIENT_PREALLOCATE=false (allocate as needed instead of 75% of the memory
+    at start), XLA_PYTHON_CLIENT_MEM_FRACTION=.5 (the part preallocated) and
+    XLA_PYTHON_CLIENT_ALLOCATOR=platform|bfc|cuda_async."""
+    opts = {}
+    preallocate = os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "")
+    if preallocate:
+        opts["preallocate"] = preallocate.lower() not in ("false", "0")
+    fraction = (os.environ.get("XLA_CLIENT_MEM_FRACTION")
+                or os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION"))
+    if fraction:
+        opts["memory_fraction"] = float(fraction)
+    allocator = os.environ.get("XLA_PYTHON_CLIENT_ALLOCATOR", "").lower()
+    if allocator and allocator != "default":
+        opts["allocator"] = allocator
     return opts
 
 
@@ -395,7 +447,8 @@ def get_client(platform: str = "cpu") -> Client:
             _set_default_xla_flags()
             plugin = _pjrt.load_plugin(path)
             options = _client_options(platform)
-            c = Client(plugin, options)
+            stand_in = platform == "gpu" and os.environ.get(STAND_IN_GPU) == "1"
+            c = Client(plugin, options, stand_in_for="cuda" if stand_in else None)
         except Exception as e:  # remember, so that probing stays cheap
             _failed[platform] = e
             raise RuntimeError(_unavailable(platform, e)) from e
@@ -422,28 +475,44 @@ def _wait_for_runs() -> None:
         client._wait_for_runs()
 
 
-def _available(platform: str) -> bool:
-    try:
-        return len(get_client(platform).devices) > 0
-    except Exception:
-        return False
+_platforms: list[str] = []  # the jax_platforms flag, when set in code or its variable
+_default_device: list[Device] = []  # the default backend's first device, once chosen
 
 
-def default_backend() -> str:
-    """ "gpu" when a CUDA plugin and a GPU are present (and XJAX_PLATFORMS allows), else "cpu"."""
-    allowed = os.environ.get("XJAX_PLATFORMS", os.environ.get("JAX_PLATFORMS", ""))
-    order = [p.strip() for p in allowed.split(",") if p.strip()] or ["gpu", "cpu"]
-    for p in order:
-        p = "gpu" if p == "cuda" else p
-        if p == "gpu" and (os.environ.get("XJAX_PJRT_PLUGIN_GPU") or _has_cuda_plugin()):
-            if _available("gpu"):
-                return "gpu"
-        elif p == "cpu":
-            return "cpu"
-    return "cpu"
+_may_use_gpu: list[bool] = []  # may_use_gpu's guess, made once
 
 
-def _has_cuda_plugin() -> bool:
+def set_platforms(value: str | None) -> None:
+    """The platforms to use, in order of preference (JAX's ``jax_platforms``: "cpu",
+    "cuda,cpu"; None: every platform whose plugin is installed, then the CPU). Read when
+    the default backend is first chosen; later changes have no effect, as in JAX."""
+    _platforms[:] = [value] if value else []
+    _may_use_gpu.clear()
+
+
+def may_use_gpu() -> bool:
+    """Whether the default backend is, or may turn out to be, a GPU: a guess that loads no
+    plugin until the backend is chosen (paths that would compute on the host turn off)."""
+    if _default_device:
+        return _default_device[0].platform != "cpu"
+    if not _may_use_gpu:
+        order = _platform_order()
+        _may_use_gpu.append(order[0] == "gpu" if order else gpu_plugin_installed())
+    return _may_use_gpu[0]
+
+
+def _platform_order() -> list[str]:
+    """The platforms named by ``jax_platforms`` or XJAX_PLATFORMS ("cuda" read as "gpu")."""
+    value = _platforms[0] if _platforms else os.environ.get("XJAX_PLATFORMS", "")
+    return [_JAX_PLATFORM_NAMES.get(p, p) for p in
+            (p.strip().lower() for p in value.split(",")) if p]
+
+
+def gpu_plugin_installed() -> bool:
+    """Whether a GPU plugin may be used (installed, named by XJAX_PJRT_PLUGIN_GPU, or the
+    test stand-in), without loading it."""
+    if os.environ.get("XJAX_PJRT_PLUGIN_GPU") or os.environ.get(STAND_IN_GPU) == "1":
+        return True
     try:
         _find_plugin("gpu")
         return True
@@ -451,14 +520,64 @@ def _has_cuda_plugin() -> bool:
         return False
 
 
+def default_device() -> Device:
+    """The first device of the default backend (chosen once, on first use).
+
+    Raises
+    ------
+    RuntimeError
+        When a platform named by ``jax_platforms`` (or XJAX_PLATFORMS) cannot be used, with
+        JAX's message and the plugin's reason.
+    """
+    if _default_device:
+        return _default_device[0]
+    order = _platform_order()
+    if order:
+        for platform in order:
+            try:
+                get_client(platform)
+            except RuntimeError as error:
+                reason = error.__cause__ or error
+                raise RuntimeError(
+                    f"Unable to initialize backend '{platform}': {reason} (you may need to "
+                    "uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip "
+                    "this backend.)") from error
+        platform = order[0]
+    else:
+        platform = "cpu"
+        if gpu_plugin_installed():
+            try:
+                get_client("gpu")
+                platform = "gpu"
+            except RuntimeError as error:  # no driver, no GPU: JAX falls back to the CPU
+                logging.getLogger("xjax").warning(
+                    "Unable to initialize backend 'cuda': %s", error.__cause__ or error)
+    device = get_client(platform).devices[0]
+    _default_device[:] = [device]
+    return device
+
+
+def default_client() -> Client:
+    """The default backend's client: where uncommitted arrays live and programs run."""
+    return default_device().client
+
+
+def default_backend() -> str:
+    """The default backend's platform: "gpu" when a GPU plugin is installed and a GPU
+    answers (unless ``jax_platforms`` says otherwise), else "cpu"."""
+    return default_device().platform
+
+
 def devices(platform: str | None = None) -> list[Device]:
     """The devices of `platform` (default: the default backend)."""
-    return list(get_client(platform or default_backend()).devices)
+    client = get_client(platform) if platform else default_client()
+    return list(client.devices)
 
 
-def plugin_version(platform: str = "cpu") -> str:
-    """A string identifying the plugin build and PJRT C API version (for cache keys)."""
-    return get_client(platform).plugin_version
+def plugin_version(platform: str | None = None) -> str:
+    """A string identifying the plugin build, PJRT C API version and platform of
+    `platform`'s client (default: the default backend's), for cache keys."""
+    return (get_client(platform) if platform else default_client()).plugin_version
 
 
 # np.asarray(buffer) works through DeviceBuffer.__array__; keep numpy imported here

@@ -733,7 +733,7 @@ def _put_array(value, aval, device, may_alias=None, committed=False):
     client = runtime.get_client(device.platform)
     buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)),
                                       device, may_alias=may_alias)
-    if device is not client.devices[0]:
+    if device is not runtime.default_device():
         note_multi_device()  # jit runs programs where their arguments are
     if committed:
         return commit(Array._from_buffer(buffer, aval))

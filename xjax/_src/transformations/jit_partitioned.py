@@ -104,13 +104,11 @@ def _concrete(mesh):
 def _placed_device(flat):
     """The device other than the default one that an argument's buffer is on, or None:
     the program runs there, as JAX runs it on its committed arguments' device."""
-    default = None
+    default = runtime.default_device()
     for x in flat:
         if type(x) is Array and x._buffer is not None and \
                 type(x._buffer) is not ShardedBuffer:
             device = x._buffer.device
-            if default is None:
-                default = runtime.get_client(device.platform).devices[0]
             if device is not default:
                 return device
     return None
@@ -121,11 +119,11 @@ _device_meshes: dict = {}
 
 def _device_mesh(device) -> Mesh:
     """A one-device mesh: a program compiled for ``device`` alone."""
-    mesh = _device_meshes.get(device.id)
+    mesh = _device_meshes.get(device)
     if mesh is None:
         grid = np.empty(1, dtype=object)
         grid[0] = device
-        mesh = _device_meshes[device.id] = Mesh(grid, ("device",))
+        mesh = _device_meshes[device] = Mesh(grid, ("device",))
     return mesh
 
 

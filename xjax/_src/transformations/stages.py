@@ -36,7 +36,7 @@ from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.higher_order.jit_call import compile_closed_jaxpr
 from xjax._src.lowering.lower_jaxpr import lower_module
-from xjax._src.runtime import default_backend, get_client
+from xjax._src.runtime import default_backend, default_client
 from xjax._src.transformations import debug_flags as flag_checks
 from xjax._src.transformations.jit import ShapeDtypeStruct, shaped_abstractify
 
@@ -206,7 +206,7 @@ class Lowered(_Stage):
         """
         if _check_dialect(dialect) == "stablehlo":
             return None
-        text = get_client().hlo_text(self._stablehlo_text())
+        text = default_client().hlo_text(self._stablehlo_text())
         return HloModule(text)
 
     def compile(self, compiler_options: CompilerOptions | None = None, *,

@@ -1,0 +1,349 @@
+"""xjax on a GPU, checked in one run: the seeds, a correctness sweep and the seeds' timings.
+
+Usage (on a machine whose default backend is a GPU: a CUDA PJRT plugin installed, e.g.
+``pip install -e ".[cuda13]"``)::
+
+    python benchmarks/gpu_check.py --reference build/gpu_reference.pkl
+
+Steps, each in its own process (only one process holds the GPU at a time):
+
+1. the backend: ``xjax.default_backend()`` must be "gpu" (exit status 2 otherwise);
+2. the seeds' programs (``examples/run_all.py``) run to the end;
+3. the correctness sweep: every case of the primitive rule check
+   (``tests/lax/op_records``) runs eagerly on the GPU (each primitive compiled alone by
+   XLA, in several processes at once) and is compared with xjax's NumPy implementation of the primitive
+   (the reference: computed on the host, or read from ``--reference``, a file written on
+   any CPU machine by ``--write-reference``, inputs included, so that the GPU machine
+   needs no CPU plugin);
+4. the seeds' timings (``benchmarks/workloads.py``: 3000x3000 dot, selu eager and jit, an
+   MLP step, jitted and eager dispatch), xjax beside JAX on the same GPU when JAX is
+   installed, medians of ``--rounds`` alternating runs, with the issue's budgets: compiled
+   rows at most 1.1x JAX's time, jitted dispatch at most 1.5x.
+
+Exit status 0 when every step passed, 1 when one failed, 2 when there is no GPU. It takes
+about 3 minutes (``--quick``: about 1).
+
+Without a GPU, ``XJAX_STAND_IN_GPU=1 python benchmarks/gpu_check.py --allow-stand-in
+--jax-platform cpu`` runs every step against the CPU plugin standing in for one (a test of
+this script, never a GPU measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# (workload, budget as xjax/JAX time or None, what it measures): benchmarks/workloads.py
+TIMINGS = [
+    ("matmul_3000_f32", 1.1, "compiled"),
+    ("selu_1e6_jit", 1.1, "compiled"),
+    ("mlp_value_and_grad_jit", 1.1, "compiled"),
+    ("jit_call_4", 1.5, "jitted dispatch"),
+    ("selu_1e6_eager", None, "eager"),
+    ("eager_exp_4", None, "eager dispatch"),
+]
+
+
+def _run(args, env=None, timeout=600):
+    """A Python subprocess of this repository: (return code, stdout, stderr, seconds)."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", f"timed out after {timeout} s", time.perf_counter() - start
+    return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
+
+
+def _env(**changes):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+# -- step 1: the backend --
+
+_BACKEND = ("import json, xjax\nfrom xjax._src import runtime\n"
+            "d = xjax.devices()[0]\n"
+            "print(json.dumps({'backend': xjax.default_backend(), 'device': repr(d),"
+            " 'kind': d.device_kind, 'count': len(xjax.devices()),"
+            " 'plugin': runtime.plugin_version()}))")
+
+
+def check_backend(allow_stand_in):
+    code, out, err, _ = _run(["-c", _BACKEND], _env())
+    if code != 0:
+        print(f"backend: xjax did not start:\n{err[-2000:]}")
+        return None
+    info = json.loads(out.strip().splitlines()[-1])
+    print(f"backend: {info['backend']}, {info['count']} x {info['device']} "
+          f"({info['kind']}); {info['plugin']}")
+    stand_in = os.environ.get("XJAX_STAND_IN_GPU") == "1"
+    if info["backend"] != "gpu" or (stand_in and not allow_stand_in):
+        print("no GPU: the default backend is not a GPU (install a CUDA PJRT plugin: "
+              'pip install -e ".[cuda13]")')
+        return None
+    if stand_in:
+        print("STAND-IN: the CPU plugin plays the GPU; no number below is a GPU's")
+    return info
+
+
+# -- step 2: the seeds --
+
+def check_seeds():
+    code, _, err, seconds = _run([os.path.join("examples", "run_all.py")], _env())
+    ok = code == 0 and "all examples ran" in err
+    print(f"seeds: {'passed' if ok else 'FAILED'} in {seconds:.1f} s")
+    if not ok:
+        print(err[-3000:])
+    return ok
+
+
+# -- step 3: the correctness sweep --
+
+def _records():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "lax"))
+    from op_table import all_records  # the rule check's table, beside its test
+    return all_records()
+
+
+def _case_id(record, dtype):
+    import numpy as np
+    return f"{record.primitive}{'-' + record.name if record.name else ''}-{np.dtype(dtype).name}"
+
+
+def _leaves(out):
+    import numpy as np
+    return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+
+def write_reference(path, limit=None):
+    """Inputs and NumPy-implementation results of every rule-check case (run on a CPU)."""
+    import numpy as np
+    import xjax
+    assert xjax.default_backend() == "cpu", "the reference is computed by the NumPy impls"
+    cases = {}
+    for record in _records():
+        for dtype in record.dtypes:
+            args = record.args(np.random.default_rng(0), dtype)
+            try:
+                want = _leaves(record.fun(*args))
+            except Exception as error:  # the device must fail too, or it differs
+                want = f"{type(error).__name__}: {error}"[:300]
+            cases[_case_id(record, dtype)] = (args, want)
+            if limit and len(cases) >= limit:
+                break
+        if limit and len(cases) >= limit:
+            break
+    with open(path, "wb") as f:
+        pickle.dump(cases, f)
+    return len(cases)
+
+
+def sweep_device(reference_path, out_path, part, parts):
+    """Every `parts`-th reference case from `part` on, run eagerly on the default device:
+    each primitive compiled alone by XLA there."""
+    with open(reference_path, "rb") as f:
+        cases = pickle.load(f)
+    records = {_case_id(r, d): r for r in _records() for d in r.dtypes}
+    results = {}
+    for case in sorted(cases)[part::parts]:
+        try:
+            results[case] = _leaves(records[case].fun(*cases[case][0]))
+        except Exception as error:
+            results[case] = f"{type(error).__name__}: {error}"[:300]
+    with open(out_path, "wb") as f:
+        pickle.dump(results, f)
+
+
+def _sweep_parallel(reference, tmp, parts):
+    """The device sweep in `parts` processes at once (compiling ~2000 small programs is
+    what takes the time), each allocating GPU memory as it needs it."""
+    env = _env(XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    outs = [os.path.join(tmp, f"device{i}.pkl") for i in range(parts)]
+    procs = [subprocess.Popen([sys.executable, __file__, "--sweep-device", reference, out,
+                               str(i), str(parts)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for i, out in enumerate(outs)]
+    results, errors = {}, []
+    for proc, out in zip(procs, outs):
+        _, err = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            errors.append(err[-3000:])
+            continue
+        with open(out, "rb") as f:
+            results.update(pickle.load(f))
+    return results, errors
+
+
+def _difference(got, want, tol):
+    """None when `got` matches `want` within the record's tolerance, else a description."""
+    import numpy as np
+    if isinstance(want, str) or isinstance(got, str):
+        if isinstance(want, str) and isinstance(got, str):
+            return None
+        return (f"raised {got[:200]}" if isinstance(got, str) else
+                f"the reference raised {want[:200]}")
+    if len(got) != len(want):
+        return f"{len(got)} results, expected {len(want)}"
+    for g, w in zip(got, want):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"{g.dtype}{list(g.shape)} vs {w.dtype}{list(w.shape)}"
+        if g.dtype.kind in "fc" or (g.dtype.kind == "V" and "float" in g.dtype.name):
+            wide = np.complex128 if g.dtype.kind == "c" else np.float64
+            with np.errstate(invalid="ignore"):
+                gw, ww = g.astype(wide), w.astype(wide)
+            same = (gw == ww) | (np.isnan(gw) & np.isnan(ww))  # NaN, inf: as assert_allclose
+            with np.errstate(invalid="ignore"):
+                error = np.where(same, 0, np.abs(gw - ww) - tol * np.abs(ww))
+            if np.any(np.isnan(error)) or np.max(error, initial=0) > tol:
+                return f"max error {float(np.nanmax(np.abs(gw - ww), initial=0)):.3g} > {tol}"
+        elif not np.array_equal(g, w):
+            return f"{int(np.sum(g != w))} of {g.size} elements differ (exact op)"
+    return None
+
+
+def check_sweep(reference, quick, parts):
+    made_here = reference is None
+    tmp = tempfile.mkdtemp(prefix="xjax-gpu-check-")
+    if made_here:  # computed on the host, by a process that never touches the GPU
+        reference = os.path.join(tmp, "reference.pkl")
+        code, _, err, _ = _run([__file__, "--write-reference", reference]
+                               + (["--limit", "100"] if quick else []),
+                               _env(XJAX_PLATFORMS="cpu", XJAX_STAND_IN_GPU=None))
+        if code != 0:
+            print(f"sweep: the reference failed:\n{err[-3000:]}")
+            return False
+    start = time.perf_counter()
+    results, errors = _sweep_parallel(reference, tmp, parts)
+    seconds = time.perf_counter() - start
+    if errors:
+        print("sweep: the device run failed:\n" + "\n".join(errors))
+        return False
+    with open(reference, "rb") as f:
+        cases = pickle.load(f)
+    tols = {_case_id(r, d): r.tol for r in _records() for d in r.dtypes}
+    failures, unsupported = [], []
+    for case, (_, want) in sorted(cases.items()):
+        got = results[case]
+        if isinstance(got, str) and got.startswith("NotImplementedError") \
+                and not isinstance(want, str):
+            unsupported.append(case)  # e.g. LAPACK-only decompositions, as in JAX
+            continue
+        problem = _difference(got, want, tols[case])
+        if problem is not None:
+            failures.append(f"  {case}: {problem}")
+    print(f"sweep: {len(cases)} cases run eagerly on the device ({parts} processes) in "
+          f"{seconds:.1f} s: {len(failures)} differ from the NumPy implementations, "
+          f"{len(unsupported)} not implemented there")
+    if unsupported:
+        print("  not implemented on the device: " + ", ".join(unsupported))
+    for line in failures[:60]:
+        print(line)
+    return not failures
+
+
+# -- step 4: timings --
+
+def _jax_installed():
+    import importlib.util
+    return importlib.util.find_spec("jax") is not None
+
+
+def check_timings(rounds, quick, jax_platform):
+    names = [name for name, _, _ in TIMINGS]
+    impls = ["xjax"] + (["jax"] if _jax_installed() else [])
+    times = {(impl, name): [] for impl in impls for name in names}
+    envs = {"xjax": _env(), "jax": _env(JAX_PLATFORMS=jax_platform, XJAX_STAND_IN_GPU=None)}
+    for _ in range(rounds):
+        for impl in impls:
+            code, out, err, _ = _run([os.path.join(HERE, "run.py"), "--worker", impl,
+                                      "--only", ",".join(names)]
+                                     + (["--quick"] if quick else []), envs[impl])
+            if code != 0:
+                print(f"timings: the {impl} worker failed:\n{err[-2000:]}")
+                return False
+            for name, value in json.loads(out.strip().splitlines()[-1]).items():
+                if isinstance(value, str):
+                    print(f"timings: {impl} {name}: {value}")
+                    return False
+                times[(impl, name)].append(value)
+    ok = True
+    print(f"timings: medians of {rounds} rounds" + ("" if "jax" in impls else
+                                                   " (JAX not installed: no ratios)"))
+    print(f"  {'workload':26s}{'xjax':>12s}{'jax':>12s}{'xjax/jax':>10s}  budget")
+    for name, budget, kind in TIMINGS:
+        medians = {impl: statistics.median(times[(impl, name)]) for impl in impls}
+        row = f"  {name:26s}{_fmt(medians['xjax']):>12s}"
+        if "jax" in medians:
+            ratio = medians["xjax"] / medians["jax"]
+            within = budget is None or ratio <= budget
+            ok = ok and within
+            row += f"{_fmt(medians['jax']):>12s}{ratio:10.2f}  "
+            row += f"{budget}x {'ok' if within else 'OVER'} ({kind})" if budget else f"({kind})"
+        print(row)
+    return ok
+
+
+def _fmt(seconds):
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.1f} us"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reference", help="the sweep's reference (from --write-reference)")
+    parser.add_argument("--quick", action="store_true", help="fewer cases, rounds, samples")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--jax-platform", default="cuda",
+                        help="JAX_PLATFORMS for JAX's timings (default cuda)")
+    parser.add_argument("--allow-stand-in", action="store_true",
+                        help="accept XJAX_STAND_IN_GPU=1 (tests of this script)")
+    parser.add_argument("--skip", default="", help="comma-separated steps: seeds,sweep,timings")
+    parser.add_argument("--write-reference", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--processes", type=int, default=None,
+                        help="processes of the sweep (default: half the cores, at most 8)")
+    parser.add_argument("--sweep-device", nargs=4, metavar=("REFERENCE", "OUT", "I", "N"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.write_reference:
+        print(write_reference(args.write_reference, args.limit), "cases")
+        return 0
+    if args.sweep_device:
+        reference, out, part, parts = args.sweep_device
+        sweep_device(reference, out, int(part), int(parts))
+        return 0
+    started = time.perf_counter()
+    if check_backend(args.allow_stand_in) is None:
+        return 2
+    skip = set(filter(None, args.skip.split(",")))
+    ok = True
+    if "seeds" not in skip:
+        ok = check_seeds() and ok
+    if "sweep" not in skip:
+        parts = args.processes or max(1, min(8, (os.cpu_count() or 2) // 2))
+        ok = check_sweep(args.reference, args.quick, parts) and ok
+    if "timings" not in skip:
+        rounds = args.rounds or (2 if args.quick else 3)
+        ok = check_timings(rounds, args.quick, args.jax_platform) and ok
+    print(f"gpu_check: {'PASSED' if ok else 'FAILED'} in {time.perf_counter() - started:.0f} s")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
