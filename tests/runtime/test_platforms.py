@@ -103,6 +103,13 @@ _STAND_IN_SCRIPT = textwrap.dedent(r"""
     except NotImplementedError as error:
         out["callback_jit"] = str(error)
 
+    # jax.default_device(cpu): the GPU machine computing on its CPU
+    with xjax.default_device(cpu):
+        z = jnp.arange(3.0) * 2
+        out["default_cpu"] = [[str(d) for d in z.devices()], where(f(x, y)),
+                              where(xjax.device_put(a))]
+    out["default_after"] = where(f(x, y))
+
     # random numbers and a seed's MLP step
     k = xjax.random.normal(xjax.random.key(0), (3,))
     out["random"] = where(k)
@@ -187,6 +194,11 @@ def test_callbacks_run_eagerly_and_are_refused_in_compiled_code(stand_in):
     assert stand_in["callback_eager"]
     assert "host callbacks" in stand_in["callback_jit"]
     assert "on the gpu backend" in stand_in["callback_jit"]
+
+
+def test_default_device_cpu_computes_on_the_cpu(stand_in):
+    assert stand_in["default_cpu"] == [["cpu:0"], CPU, CPU]
+    assert stand_in["default_after"] == GPU
 
 
 def test_random_numbers_on_the_device(stand_in):
@@ -300,3 +312,41 @@ def test_gpu_check_refuses_a_machine_without_a_gpu():
                 f"run_name='__main__')")
     assert done.returncode == 2
     assert "no GPU" in done.stdout
+
+
+def test_default_device_context_places_and_runs_there(run_with_devices):
+    """``jax.default_device(d)``: uncommitted arrays go to ``d``, eager operations, random
+    numbers and jitted calls run there; outside the block, back to the first device."""
+    lines = run_with_devices(2, """
+        import numpy as np
+        import xjax, xjax.numpy as jnp
+        second = xjax.devices()[1]
+        f = xjax.jit(lambda a: a * 2)
+        def where(a):
+            return sorted(str(d) for d in a.devices())
+        with xjax.default_device(second):
+            x = jnp.arange(4.0)
+            print(where(x), where(xjax.device_put(np.ones(2))), x.committed)
+            y = f(x)
+            print(where(y), np.asarray(y).tolist())
+            print(where(jnp.sin(x) + 1), where(xjax.random.normal(xjax.random.key(0), (2,))))
+            print(xjax.config.jax_default_device is second, xjax.default_device.value is second)
+        print(where(f(jnp.arange(4.0))), xjax.config.jax_default_device)
+        xjax.config.update("jax_default_device", "cpu")
+        print(where(f(jnp.ones(2))))
+    """)
+    assert lines == ["['cpu:1'] ['cpu:1'] False",
+                     "['cpu:1'] [0.0, 2.0, 4.0, 6.0]",
+                     "['cpu:1'] ['cpu:1']",
+                     "True True",
+                     "['cpu:0'] None",
+                     "['cpu:0']"]
+
+
+def test_default_device_needs_a_value():
+    import xjax
+
+    with pytest.raises(TypeError, match="requires an argument"):
+        xjax.default_device()
+    with pytest.raises(ValueError, match="jax_default_device must be"):
+        xjax.config.update("jax_default_device", 3)

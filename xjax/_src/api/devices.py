@@ -14,6 +14,7 @@ import numpy as np
 from xjax._src.core.pytree import tree_leaves as _tree_leaves, tree_map
 from xjax._src.runtime import devices as _local_devices
 from xjax._src.core.array import Array
+from xjax._src.core.config import State
 from xjax._src.interpreters import eval as eval_interpreter
 from xjax._src.higher_order import jit_call
 from xjax._src.runtime import default_backend, plugin_version
@@ -94,9 +95,12 @@ def devices(backend=None):
     return _local_devices(backend)
 
 
-def default_device():
-    """The first device of this process's default backend."""
-    return _local_devices()[0]
+default_device = State(
+    "jax_default_device", "Configure the default device for JAX operations. Set to a Device "
+    "object (e.g. ``jax.devices(\"cpu\")[0]``) to use that Device as the default device "
+    "for JAX operations and jit'd function calls (there is no effect on multi-device "
+    "computation, e.g. pmapped function calls). Set to None to use the system default "
+    "device. See :ref:`faq-data-placement` for more information on device placement.")
 
 
 def print_environment_info(return_string: bool = False):

@@ -12,8 +12,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core import trace as trace_module
 from xjax._src.core.trace import immutable_message
 from xjax._src.runtime._pjrt import is_immutable as _nothing_can_write
-from xjax._src.runtime.client import default_client
-from xjax._src.runtime import devices
+from xjax._src.runtime.client import default_device
 from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.core.sharding_types import Shard, SingleDeviceSharding
 
@@ -123,8 +122,9 @@ class Array(metaclass=_ArrayMeta):
             npy = self._npy
             # (np.ascontiguousarray makes a 0-d value 1-d: its buffer keeps the shape ().)
             contiguous = np.ascontiguousarray(npy) if npy.ndim else npy.reshape(())
-            buffer = self._buffer = default_client().buffer_from_numpy(contiguous,
-                                                                   may_alias=may_alias)
+            device = default_device()
+            buffer = self._buffer = device.client.buffer_from_numpy(contiguous, device,
+                                                                    may_alias=may_alias)
         return buffer
 
     # -- attributes --
@@ -251,7 +251,7 @@ class Array(metaclass=_ArrayMeta):
             return set(buffer.devices)
         if buffer is not None:
             return {buffer.device}
-        return {devices()[0]}
+        return {default_device()}
 
     @property
     def device(self):

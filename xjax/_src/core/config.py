@@ -68,6 +68,9 @@ _DEFAULTS = {
     "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
     "jax_platforms": None,
+    # The device uncommitted arrays go to and computations run on: a Device, a platform
+    # name ("cpu", "gpu"), or None (the default backend's first device).
+    "jax_default_device": None,
     "jax_default_matmul_precision": None,
     "jax_numpy_rank_promotion": "allow",
     "jax_numpy_dtype_promotion": NumpyDtypePromotion.STANDARD,
@@ -186,6 +189,16 @@ _BOOL_FLAGS = ("jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
                "jax_thread_guard", "jax_no_tracing", "jax_no_execution", "jax_auto_pcast",
                "jax_remove_size_one_mesh_axis_from_type")
 
+def _default_device_value(value):
+    """jax_default_device's value: None, a device, or a platform name."""
+    if value is None or isinstance(value, client.Device):
+        return value
+    if isinstance(value, str):
+        return value.lower()
+    raise ValueError(f"jax_default_device must be a Device, a platform name or None, "
+                     f"got {value!r}")
+
+
 _PARSERS = {name: bool for name in _BOOL_FLAGS}
 _PARSERS.update({
     "jax_numpy_dtype_promotion": _enum_class_parser(NumpyDtypePromotion),
@@ -196,6 +209,7 @@ _PARSERS.update({
     "jax_traceback_filtering": _enum_parser(["off", "tracebackhide", "remove_frames",
                                              "quiet_remove_frames", "auto"]),
     "jax_num_cpu_devices": int,
+    "jax_default_device": _default_device_value,
     "jax_transfer_guard": _optional_enum_parser(_TRANSFER_GUARD_LEVELS),
     **{name: _optional_enum_parser(_TRANSFER_GUARD_LEVELS) for name in _TRANSFER_GUARD_FLAGS},
 })
@@ -266,6 +280,10 @@ class Config:
             client.set_cpu_device_count(value)  # raises once the CPU client exists
         elif name == "jax_platforms":
             client.set_platforms(value)  # read when the default backend is chosen
+        elif name == "jax_default_device":
+            client.set_default_device(value)
+            if value is not None:
+                note_multi_device()  # eager operations look for their device from now on
         self.__dict__[name] = value
         if name == "jax_transfer_guard":  # a set-only flag that sets every direction
             for direction in _TRANSFER_GUARD_FLAGS:
@@ -280,7 +298,7 @@ class Config:
                                  d["jax_numpy_dtype_promotion"], d["jax_allow_f16_reductions"],
                                  d["jax_default_matmul_precision"],
                                  d["jax_remove_size_one_mesh_axis_from_type"],
-                                 d["xjax_user_contexts"])
+                                 d["xjax_user_contexts"], d["jax_default_device"])
         h2d = d["jax_transfer_guard_host_to_device"]
         guarded = any(d[f] not in (None, "allow") for f in _TRANSFER_GUARD_FLAGS)
         d["xjax_transfer_guards"] = guarded

@@ -24,7 +24,7 @@ from xjax._src.lowering import effects
 from xjax._src.lowering.lower_jaxpr import lower_jaxpr_body, lower_jaxpr_function, lower_module
 from xjax._src.lowering.stablehlo import aval_type
 from xjax._src.core import monitoring as _monitoring
-from xjax._src.runtime.client import default_client
+from xjax._src.runtime.client import default_device
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.jaxpr import JaxprEqn, Var
 from xjax._src.lax.batch_rules import move_axis, not_mapped
@@ -176,20 +176,25 @@ def set_compile_wrapper(wrapper) -> None:
 def compile_text(text: str, compiler_options=None):
     """Compile StableHLO text on the default client (with XLA options by name, if any),
     through the persistent compilation cache when ``jax_compilation_cache_dir`` is set."""
+    device = default_device()  # jax_default_device, else the default backend's first
+    client = device.client
+    compile_there = (compile_on_client if device is client.devices[0]
+                     else functools.partial(compile_on_client, device=device))
     if _compile_wrapper:
-        return _compile_wrapper[0](default_client(), text, compiler_options, compile_on_client)
-    return compile_on_client(default_client(), text, compiler_options)
+        return _compile_wrapper[0](client, text, compiler_options, compile_there)
+    return compile_there(client, text, compiler_options)
 
 
-def compile_on_client(client, text: str, compiler_options=None):
-    """:func:`compile_text` on ``client``, without the wrapper."""
+def compile_on_client(client, text: str, compiler_options=None, device=None):
+    """:func:`compile_text` on ``client`` (for ``device``, default its first), without the
+    wrapper."""
     cache_dir = config.jax_compilation_cache_dir
     if _cache_events_pending or _monitoring.active:
         _record_cache_request()
     if cache_dir is None or not config.jax_enable_compilation_cache:
-        return client.compile(text, compiler_options=compiler_options)
+        return client.compile(text, device, compiler_options=compiler_options)
     return compile_or_load(
-        client, text, cache_dir, extra_key=_cache_key_extra(),
+        client, text, cache_dir, device=device, extra_key=_cache_key_extra(),
         min_compile_time_secs=config.jax_persistent_cache_min_compile_time_secs,
         min_entry_size_bytes=config.jax_persistent_cache_min_entry_size_bytes,
         monitor=_monitoring if _monitoring.active else None,

@@ -60,14 +60,14 @@ def set_own_mesh_finder(finder) -> None:
 
 
 def _placed_elsewhere(x) -> bool:
-    """Whether ``x`` is an Array over several devices, or on a device other than the
-    first: an eager operation on it runs there, as JAX's does (checked only once the
-    process has placed something so)."""
+    """Whether ``x`` is an Array over several devices, or committed to a device other
+    than the default one: an eager operation on it runs there, as JAX's does (checked
+    only once the process has placed something so). Uncommitted operands move."""
     if type(x) is not Array or (buffer := x._buffer) is None:
         return False
     if type(buffer) is ShardedBuffer:
         return True
-    return buffer.device is not runtime.default_device()
+    return buffer.device is not runtime.default_device() and x.committed
 
 
 class EvalTrace(Trace):
@@ -174,7 +174,8 @@ def run_compiled(primitive, args, params):
 
 def _compiled_primitive(primitive, avals, params):
     """``primitive`` alone on inputs of ``avals``, compiled with XLA (cached)."""
-    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals))
+    key = (primitive, tuple(sorted(params.items(), key=lambda kv: kv[0])), tuple(avals),
+           runtime.default_device())  # compiled for it (jax_default_device may change it)
     compiled = _xla_primitive_cache.get(key)
     if compiled is None:
         from xjax._src.higher_order.jit_call import compile_closed_jaxpr  # higher_order is a higher layer than interpreters

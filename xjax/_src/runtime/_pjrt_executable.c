@@ -407,10 +407,10 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
                      "INVALID_ARGUMENT: argument %zd is a deleted DeviceBuffer", i);
         goto cleanup;
       }
-      if (b->client != c) {
-        /* A buffer of another platform's client (an uncommitted array computed there):
-         * copied through host memory to this program's device, as JAX moves uncommitted
-         * arguments to where the program runs. */
+      if (b->client != c || b->dev_index != self->dev_index) {
+        /* A buffer on another device, of this client or another platform's (an uncommitted
+         * array computed there): copied through host memory to this program's device, as
+         * JAX moves uncommitted arguments to where the program runs. */
         PyObject *host = PyObject_CallMethod(x, "copy_to_host", NULL);
         if (host == NULL) goto cleanup;
         int ptype;

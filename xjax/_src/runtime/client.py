@@ -520,7 +520,25 @@ def gpu_plugin_installed() -> bool:
         return False
 
 
+_default_override: list = []  # jax_default_device: a Device or a platform name
+
+
+def set_default_device(value) -> None:
+    """Where uncommitted arrays go and computations run (JAX's ``jax_default_device``): a
+    Device, a platform name, or None for the default backend's first device."""
+    _default_override[:] = [] if value is None else [value]
+
+
 def default_device() -> Device:
+    """The device uncommitted arrays go to and computations run on: ``jax_default_device``
+    when set, else the default backend's first device."""
+    if _default_override:
+        value = _default_override[0]
+        return get_client(value).devices[0] if isinstance(value, str) else value
+    return _backend_device()
+
+
+def _backend_device() -> Device:
     """The first device of the default backend (chosen once, on first use).
 
     Raises
@@ -558,26 +576,26 @@ def default_device() -> Device:
 
 
 def default_client() -> Client:
-    """The default backend's client: where uncommitted arrays live and programs run."""
+    """The client of the default device: where uncommitted arrays live and programs run."""
     return default_device().client
 
 
 def default_backend() -> str:
     """The default backend's platform: "gpu" when a GPU plugin is installed and a GPU
     answers (unless ``jax_platforms`` says otherwise), else "cpu"."""
-    return default_device().platform
+    return _backend_device().platform
 
 
 def devices(platform: str | None = None) -> list[Device]:
     """The devices of `platform` (default: the default backend)."""
-    client = get_client(platform) if platform else default_client()
+    client = get_client(platform) if platform else _backend_device().client
     return list(client.devices)
 
 
 def plugin_version(platform: str | None = None) -> str:
     """A string identifying the plugin build, PJRT C API version and platform of
     `platform`'s client (default: the default backend's), for cache keys."""
-    return (get_client(platform) if platform else default_client()).plugin_version
+    return (get_client(platform) if platform else _backend_device().client).plugin_version
 
 
 # np.asarray(buffer) works through DeviceBuffer.__array__; keep numpy imported here

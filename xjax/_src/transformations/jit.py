@@ -693,7 +693,7 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         return leaf
     value, aval = _host_value(leaf)
     if device is None:  # the default device, uncommitted (as JAX's)
-        return _put_array(value, aval, runtime.devices()[0], may_alias)
+        return _put_array(value, aval, runtime.default_device(), may_alias)
     return _put_array(value, aval, device, may_alias, committed=True)
 
 

@@ -102,12 +102,13 @@ def _concrete(mesh):
 
 
 def _placed_device(flat):
-    """The device other than the default one that an argument's buffer is on, or None:
-    the program runs there, as JAX runs it on its committed arguments' device."""
+    """The device other than the default one that an argument is committed to, or None:
+    the program runs there, as JAX runs it on its committed arguments' device (uncommitted
+    arguments move to the program's device)."""
     default = runtime.default_device()
     for x in flat:
         if type(x) is Array and x._buffer is not None and \
-                type(x._buffer) is not ShardedBuffer:
+                type(x._buffer) is not ShardedBuffer and x.committed:
             device = x._buffer.device
             if device is not default:
                 return device

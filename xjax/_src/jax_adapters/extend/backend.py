@@ -86,8 +86,8 @@ def backends() -> dict:
 
 
 def get_default_device():
-    """The device computations run on by default."""
-    return _client.devices()[0]
+    """The device computations run on by default (``jax_default_device`` when set)."""
+    return _client.default_device()
 
 
 def clear_backends() -> None:
