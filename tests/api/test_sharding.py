@@ -186,14 +186,20 @@ def test_reprs_match_jax():
                 == jax.NamedSharding(jam, jax.P(*spec)).shard_shape((6, 6)))
 
 
-def test_shaped_array_takes_a_sharding_that_splits_nothing():
+def test_shaped_array_takes_a_sharding():
     aval = xjax.core.ShapedArray((2, 3), np.float32)
     assert xjax.core.ShapedArray((2, 3), np.float32, sharding=aval.sharding) == aval
     mesh = xjax.make_mesh((1,), ("x",))
     unsplit = NamedSharding(mesh, PartitionSpec(None, None))
     assert xjax.core.ShapedArray((2, 3), np.float32, sharding=unsplit) == aval
-    with pytest.raises(NotImplementedError, match="do not carry shardings"):
-        xjax.core.ShapedArray((2, 3), np.float32, sharding=NamedSharding(mesh, PartitionSpec("x")))
+    split = xjax.core.ShapedArray((2, 3), np.float32, sharding=NamedSharding(mesh, PartitionSpec("x")))
+    assert split != aval and split.str_short() == "float32[2@x,3]"
+    assert split.sharding.spec == PartitionSpec("x", None)
+    assert split.sharding.mesh == mesh.abstract_mesh
+    auto = xjax.make_mesh((1,), ("x",), axis_types=(xjax.sharding.AxisType.Auto,))
+    # Auto axes stay out of types, as in JAX
+    assert xjax.core.ShapedArray((2, 3), np.float32,
+                                 sharding=NamedSharding(auto, PartitionSpec("x"))) == aval
 
 
 # -- Device attributes, Array.committed and make_array_from_* on one device (the values

@@ -160,7 +160,8 @@ def _sharded_from_callback(shape, sharding, data_callback, dtype):
     _check_shards(values, sharding.shard_shape(shape), aval, sharding)
     host = [v._value() if type(v) is Array else v for v in values]
     buffers = place_values(get_client(devices[0].platform), host, devices)
-    return Array._from_buffer(ShardedBuffer(sharding, shape, dtype, buffers, indices), aval)
+    return Array._from_buffer(ShardedBuffer(sharding, shape, dtype, buffers, indices),
+                              aval.with_sharding(sharding))  # typed over Explicit axes
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
@@ -274,7 +275,7 @@ def _sharded_from_arrays(aval, sharding, arrays):
     index_map = sharding.devices_indices_map(aval.shape)
     return Array._from_buffer(ShardedBuffer(
         sharding, aval.shape, aval.dtype, [by_id[d.id] for d in devices],
-        [index_map[d] for d in devices]), aval)
+        [index_map[d] for d in devices]), aval.with_sharding(sharding))
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):

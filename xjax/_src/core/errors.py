@@ -78,6 +78,12 @@ class KeyReuseError(JAXTypeError):
     pass
 
 
+class ShardingTypeError(Exception):
+    """An operation whose operands' sharded types give no valid result type (JAX's
+    ``jax._src.core.ShardingTypeError``): operands split over different axes, a contracted
+    dimension split on both sides, an axis used twice in the result."""
+
+
 class JaxprTypeError(TypeError):
     pass
 

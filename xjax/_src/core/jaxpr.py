@@ -9,6 +9,7 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.errors import JaxprTypeError
+from xjax._src.core.primitive import abstract_eval_typed
 from xjax._src.core import axis_env, source_info
 
 _var_counter = itertools.count()
@@ -193,7 +194,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
             with axis_env.axes_bound(body_axes(eqn.params)):
                 for sub in _sub_jaxprs(eqn.params):
                     check_jaxpr(sub)
-        out_avals = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
+        out_avals = abstract_eval_typed(eqn.primitive, [a.aval for a in eqn.invars],
+                                        eqn.params)
         if not eqn.primitive.multiple_results:
             out_avals = (out_avals,)
         got = [v.aval for v in eqn.outvars]

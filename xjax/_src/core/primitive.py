@@ -4,6 +4,7 @@ batching) are given once, at definition, as required keyword arguments (DESIGN.m
 from __future__ import annotations
 
 from xjax._src.core import trace as trace_module
+from xjax._src.core.avals import ShapedArray, typed_shardings
 
 
 class Absent:
@@ -44,17 +45,26 @@ class Primitive:
     hidden_params : tuple
         Params jaxprs leave out, as JAX prints them: a name (hidden while None) or a
         ``(name, default)`` pair (hidden while equal to default; ``...`` hides it always).
+    sharding_rule : callable, FROM_ABSTRACT_EVAL or None
+        ``rule(*avals, **params)``: the result's sharding (one per result for several), a
+        ``NamedSharding`` or None, when an operand's type is split over Explicit mesh axes
+        (raising ``ShardingTypeError`` where JAX does); ``FROM_ABSTRACT_EVAL`` where the
+        abstract evaluation types the results itself (primitives holding jaxprs); None:
+        the results' types are not split (see ``abstract_eval_typed``).
     """
 
-    __slots__ = ("name", "multiple_results", "hidden_params") + _RULES + ("__weakref__",)
+    __slots__ = ("name", "multiple_results", "hidden_params", "sharding_rule") + _RULES + (
+        "__weakref__",)
     # JAX's flags for primitives that call (or map) a jaxpr given as ``call_jaxpr``; none of
     # xjax's primitives is one (jit's call holds a closed ``jaxpr``, as JAX's pjit does)
     call_primitive = False
     map_primitive = False
 
     def __init__(self, name: str, *, abstract_eval, impl, lower, jvp, transpose, batch,
-                 multiple_results: bool = False, hidden_params: tuple = ()):
+                 multiple_results: bool = False, hidden_params: tuple = (),
+                 sharding_rule=None):
         self.name = name
+        self.sharding_rule = sharding_rule
         self.abstract_eval = abstract_eval
         self.impl = impl
         self.lower = lower
@@ -85,6 +95,32 @@ class Primitive:
 
     def __repr__(self) -> str:
         return self.name
+
+
+# The sharding rule of primitives whose abstract evaluation types its results itself.
+FROM_ABSTRACT_EVAL = "from abstract_eval"
+
+
+def abstract_eval_typed(primitive, avals, params):
+    """``primitive``'s result avals for operand ``avals``, with the shardings its
+    ``sharding_rule`` gives them when an operand's type is split (what tracing records).
+    A primitive without a rule gives unsplit result types: a type that says less than
+    JAX's, never one that is wrong (the values are the partitioner's either way)."""
+    out = primitive.abstract_eval(*avals, **params)
+    if not typed_shardings[0]:
+        return out
+    rule = primitive.sharding_rule
+    if rule is FROM_ABSTRACT_EVAL or not (
+            any(getattr(a, "_sharding", None) is not None for a in avals)
+            or params.get("sharding") is not None or params.get("out_sharding") is not None):
+        return out
+    shardings = None if rule is None else rule(*avals, **params)
+    if not primitive.multiple_results:
+        return out.with_sharding(shardings) if isinstance(out, ShapedArray) else out
+    if shardings is None:
+        shardings = [None] * len(out)
+    return [o.with_sharding(s) if isinstance(o, ShapedArray) else o
+            for o, s in zip(out, shardings, strict=True)]
 
 
 # Primitives whose eager application on large operands runs as a cached XLA executable

@@ -168,7 +168,7 @@ class Tracer:
 
     def __repr__(self):
         trace_type = type(self._trace)
-        return f"Traced<{self.aval}>with<{getattr(trace_type, 'repr_name', trace_type.__name__)}>"
+        return f"Traced<{self.aval!r}>with<{getattr(trace_type, 'repr_name', trace_type.__name__)}>"
 
     __str__ = __repr__
 

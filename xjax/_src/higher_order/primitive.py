@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.jaxpr import DropVar, JaxprEqn, Literal, Var
-from xjax._src.core.primitive import Absent, Primitive
+from xjax._src.core.primitive import FROM_ABSTRACT_EVAL, Absent, Primitive
 from xjax._src.core.trace import set_current_trace
 from xjax._src.core import source_info
 from xjax._src.interpreters.partial_eval import partial_eval_jaxpr_rules, partial_eval_rules
@@ -42,6 +42,7 @@ class HigherOrderPrimitive(Primitive):
     __slots__ = ("partial_eval", "partial_eval_jaxpr")
 
     def __init__(self, name: str, *, partial_eval, partial_eval_jaxpr, **rules):
+        rules.setdefault("sharding_rule", FROM_ABSTRACT_EVAL)  # typed by their jaxprs
         super().__init__(name, **rules)
         if partial_eval is FROM_JAXPR_RULE:
             if not callable(partial_eval_jaxpr):

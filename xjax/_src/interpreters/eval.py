@@ -18,7 +18,7 @@ from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.floating_errors import ignore_floating_errors, restore_floating_errors
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from xjax._src.core.primitive import Absent
+from xjax._src.core.primitive import Absent, abstract_eval_typed
 from xjax._src.core.trace import Trace, Tracer, set_root_trace
 from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.runtime.sharded import state as sharded_state
@@ -193,7 +193,7 @@ def run_primitive_with_xla(primitive, values, avals, params):
 def single_equation_jaxpr(primitive, avals, params) -> ClosedJaxpr:
     """A jaxpr applying ``primitive`` once to inputs of ``avals`` (an eager call compiled
     alone)."""
-    out_avals = primitive.abstract_eval(*avals, **params)
+    out_avals = abstract_eval_typed(primitive, avals, params)
     if not primitive.multiple_results:
         out_avals = [out_avals]
     invars = [Var(a) for a in avals]

@@ -7,12 +7,13 @@ import inspect
 
 from xjax._src.core import errors
 from xjax._src.core.array import Array
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, typed_shardings
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 from xjax._src.core.trace import Trace, Tracer, set_current_trace
 from xjax._src.interpreters.eval import concrete_operand
 from xjax._src.core.trace import current_trace
+from xjax._src.core.primitive import abstract_eval_typed
 from xjax._src.core import source_info
 
 
@@ -112,7 +113,8 @@ class StagingTrace(Trace):
                     else self.to_atom(x))
             atoms.append(atom)
             avals.append(atom.aval)
-        out_avals = primitive.abstract_eval(*avals, **params)
+        out_avals = (abstract_eval_typed(primitive, avals, params) if typed_shardings[0]
+                     else primitive.abstract_eval(*avals, **params))
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]
             self.eqns.append(JaxprEqn(primitive, atoms, outvars, params, source_info.current()))

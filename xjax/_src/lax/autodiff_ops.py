@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xjax._src.core.primitive import Absent, Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.operands import to_operand
 from xjax._src.core.ad_util import Zero, get_aval, tangent_aval
 from xjax._src.core.pytree import tree_map
@@ -25,6 +26,7 @@ stop_gradient_p = Primitive(
     jvp=_stop_gradient_jvp,
     transpose=Absent("its jvp is zero, so it never appears in a linear jaxpr"),
     batch=lambda args, dims: (stop_gradient_p.bind(*args), dims[0]),  # the identity
+    sharding_rule=sharding_rules.same_as_operand,
 )
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import Zero, get_aval, is_undefined, tangent_aval
 from xjax._src.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive, compiled_when_large
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_rules import instantiate
 from xjax._src.lax.batch_rules import batch_size, bdim_at_front, not_mapped
 from xjax._src.lax.bitwise import bitwise_and
@@ -231,7 +232,7 @@ def _select_n_batch(args, dims):
 
 select_n_p = Primitive("select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
                        lower=_select_n_lower, jvp=_select_n_jvp, transpose=_select_n_transpose,
-                       batch=_select_n_batch)
+                       batch=_select_n_batch, sharding_rule=sharding_rules.elementwise("select_n"))
 compiled_when_large.add(select_n_p)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.lax import reduce, slicing  # they import this module: used at call time only
 from xjax._src.lax.ad_helpers import linear_jvp_of, operand_aval
 from xjax._src.lax.ad_rules import Zero, get_aval, is_undefined
@@ -89,7 +90,8 @@ concatenate_p = Primitive(
     "concatenate", abstract_eval=_concatenate_abstract_eval,
     impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension),
     lower=_concatenate_lower, jvp=linear_jvp_of("concatenate"),
-    transpose=_concatenate_transpose, batch=_concatenate_batch)
+    transpose=_concatenate_transpose, batch=_concatenate_batch,
+    sharding_rule=sharding_rules.concatenate)
 
 
 def concatenate(operands, dimension: int):

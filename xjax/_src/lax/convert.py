@@ -16,6 +16,7 @@ from xjax._src.core.ad_util import Zero, get_aval, is_differentiable, tangent_av
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import NONLINEAR, Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.ad_rules import transpose_by_parts
 from xjax._src.lax.batch_rules import move_axis
@@ -131,7 +132,8 @@ def _convert_transpose(ct, operand, *, new_dtype, weak_type, sharding):
 convert_element_type_p = Primitive(
     "convert_element_type", abstract_eval=_convert_abstract_eval, impl=_convert_impl,
     lower=_convert_lower, jvp=_convert_jvp, transpose=transpose_by_parts(_convert_transpose),
-    batch=batch_unary("convert_element_type"), hidden_params=("sharding",))
+    batch=batch_unary("convert_element_type"), hidden_params=("sharding",),
+    sharding_rule=sharding_rules.same_as_operand)
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type: bool = False, sharding=None):
@@ -304,7 +306,7 @@ reduce_precision_p = Primitive(
     "reduce_precision", abstract_eval=_reduce_precision_abstract_eval,
     impl=_reduce_precision_impl, lower=_reduce_precision_lower, jvp=_reduce_precision_jvp,
     transpose=transpose_by_parts(lambda ct, x, **params: reduce_precision_p.bind(ct, **params)),
-    batch=batch_unary("reduce_precision"))
+    batch=batch_unary("reduce_precision"), sharding_rule=sharding_rules.same_as_operand)
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):

@@ -14,6 +14,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import NONLINEAR, Primitive, registry
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_helpers import linear_jvp_of
 from xjax._src.lax.ad_rules import Zero, transpose_by_parts
 from xjax._src.lax.batch_rules import batch_at_front, shifted_axis
@@ -206,7 +207,8 @@ def _cumulative(name, np_accumulate, kind, identity, *, jvp, transpose, floats_o
             name, floats_only, x, axis, reverse),
         impl=_accumulate(np_accumulate, wide),
         lower=_window_lower(kind, identity), jvp=jvp, transpose=transpose,
-        batch=batch_at_front(name, shifted_axis("axis")))
+        batch=batch_at_front(name, shifted_axis("axis")),
+        sharding_rule=sharding_rules.same_as_operand)
 
     def wrapper(operand, axis: int = 0, reverse: bool = False):
         return prim.bind(as_operand(operand), axis=operator.index(axis), reverse=bool(reverse))

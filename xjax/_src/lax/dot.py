@@ -18,6 +18,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_helpers import late_rule, operand_aval
 from xjax._src.lax.ad_rules import get_aval, jvp_by_parts, transpose_by_parts
 from xjax._src.lax.batch_rules import move_axis, not_mapped
@@ -436,7 +437,8 @@ dot_general_p = Primitive(
     transpose=transpose_by_parts(_dot_transpose_lhs, _dot_transpose_rhs),
     batch=_dot_general_batch,
     # JAX prints neither unset precision/preferred type nor the sharding.
-    hidden_params=("out_sharding", "precision", "preferred_element_type"))
+    hidden_params=("out_sharding", "precision", "preferred_element_type"),
+    sharding_rule=sharding_rules.dot_general)
 
 
 def _preferred(preferred_element_type):

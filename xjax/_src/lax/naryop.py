@@ -19,6 +19,7 @@ from xjax._src.core.ad_util import get_aval
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import NONLINEAR, Primitive, compiled_when_large, registry
+from xjax._src.lax import sharding_rules
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.ad_helpers import late_rule
 from xjax._src.lax.batch_rules import batch_elementwise, not_mapped
@@ -208,6 +209,7 @@ def naryop(name: str, accepted, *, impl, lower, jvp, batch, transpose=NONLINEAR,
     (``parts(name, ...)`` and ``batch_naryop(name)`` for most members); the default
     ``transpose`` says the primitive is not linear."""
     aval_rule = abstract_eval or naryop_aval(name, accepted, result_dtype)
+    kwargs.setdefault("sharding_rule", sharding_rules.elementwise(name))
     primitive = Primitive(name, abstract_eval=aval_rule, impl=impl, lower=lower, jvp=jvp,
                           transpose=transpose, batch=batch, **kwargs)
     compiled_when_large.add(primitive)

@@ -16,6 +16,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import NONLINEAR, NOT_DIFFERENTIABLE, Primitive, registry
+from xjax._src.lax import sharding_rules
 from xjax._src.lax import concat_pad, slicing  # they import this module: used at call time only
 from xjax._src.lax.ad_helpers import linear_jvp_of
 from xjax._src.lax.ad_rules import Zero, transpose_by_parts
@@ -91,8 +92,9 @@ def _kept_dims(ndim, axes) -> tuple:
 
 
 def _reduce_sum_transpose(ct, operand, *, axes, **params):
-    shape = operand.aval.shape
-    return broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))
+    aval = operand.aval  # the cotangent takes the operand's type, its split included
+    return broadcast_in_dim(ct, aval.shape, _kept_dims(len(aval.shape), axes),
+                            out_sharding=getattr(aval, "_sharding", None))
 
 
 def _chooser_jvp(name):
@@ -163,7 +165,7 @@ def _reducer(name, *, impl, kind, identity, dtype_check, jvp, transpose, strip_w
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl_rule,
                      lower=_reduce_lower(kind, identity), jvp=jvp,
                      transpose=transpose, batch=batch_at_front(name, shifted_axes("axes")),
-                     hidden_params=hidden)
+                     hidden_params=hidden, sharding_rule=sharding_rules.reduction)
     bind = prim.bind
 
     if sharding_param:
@@ -386,13 +388,13 @@ argmax_p = Primitive(
         "argmax", "gt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmax), lower=_argminmax_lower("GT", max_identity),
     jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE,
-    batch=batch_at_front("argmax", shifted_axes("axes")))
+    batch=batch_at_front("argmax", shifted_axes("axes")), sharding_rule=sharding_rules.reduction)
 argmin_p = Primitive(
     "argmin", abstract_eval=lambda x, *, axes, index_dtype: _argminmax_abstract_eval(
         "argmin", "lt", x, axes, index_dtype),
     impl=_argminmax_impl(np.argmin), lower=_argminmax_lower("LT", min_identity),
     jvp=NOT_DIFFERENTIABLE, transpose=NOT_DIFFERENTIABLE,
-    batch=batch_at_front("argmin", shifted_axes("axes")))
+    batch=batch_at_front("argmin", shifted_axes("axes")), sharding_rule=sharding_rules.reduction)
 
 
 def _index_dtype(index_dtype, name):

@@ -16,7 +16,9 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.primitive import Absent, Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.ad_helpers import late_rule, linear_jvp_of
 from xjax._src.lax.ad_rules import get_aval, transpose_by_parts, zero_jvp
@@ -163,7 +165,8 @@ broadcast_in_dim_p = Primitive(
     # JAX prints neither the shape (the output type shows it) nor sharding=None nor empty
     # broadcast_dimensions. The printer hides names while None; the (name, value) entries
     # say "hidden while equal to value" (Ellipsis: always) for a printer that reads them.
-    hidden_params=("sharding", ("shape", ...), ("broadcast_dimensions", ())))
+    hidden_params=(("sharding", ...), ("shape", ...), ("broadcast_dimensions", ())),
+    sharding_rule=sharding_rules.broadcast_in_dim)
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
@@ -196,8 +199,10 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     if (type(operand) is Array and operand.ndim == len(shape)
             and not broadcast_dimensions and out_sharding is None):
         return operand
+    sharding = (None if out_sharding is None
+                else check_out_sharding(out_sharding, "broadcast_in_dim"))
     return broadcast_in_dim_p.bind(as_operand(operand), shape=shape,
-                                   broadcast_dimensions=broadcast_dimensions, sharding=None)
+                                   broadcast_dimensions=broadcast_dimensions, sharding=sharding)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
@@ -286,7 +291,8 @@ def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
 
 reshape_p = Primitive("reshape", abstract_eval=_reshape_abstract_eval, impl=_reshape_impl,
                       lower=_reshape_lower, jvp=linear_jvp_of("reshape"),
-                      transpose=transpose_by_parts(_reshape_transpose), batch=_reshape_batch)
+                      transpose=transpose_by_parts(_reshape_transpose), batch=_reshape_batch,
+                      sharding_rule=sharding_rules.reshape)
 
 
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
@@ -370,7 +376,8 @@ def _squeeze_transpose(ct, operand, *, dimensions):
 squeeze_p = Primitive("squeeze", abstract_eval=_squeeze_abstract_eval, impl=_squeeze_impl,
                       lower=_squeeze_lower, jvp=linear_jvp_of("squeeze"),
                       transpose=transpose_by_parts(_squeeze_transpose),
-                      batch=batch_at_front("squeeze", shifted_axes("dimensions")))
+                      batch=batch_at_front("squeeze", shifted_axes("dimensions")),
+                      sharding_rule=sharding_rules.squeeze)
 
 
 def squeeze(array, dimensions):
@@ -444,7 +451,8 @@ transpose_p = Primitive(
     "transpose", abstract_eval=_transpose_abstract_eval,
     impl=lambda x, *, permutation: np.transpose(x, permutation),
     lower=_transpose_lower, jvp=linear_jvp_of("transpose"),
-    transpose=transpose_by_parts(_transpose_transpose), batch=_transpose_batch)
+    transpose=transpose_by_parts(_transpose_transpose), batch=_transpose_batch,
+    sharding_rule=sharding_rules.transpose)
 
 
 def transpose(operand, permutation):
@@ -485,7 +493,8 @@ def _rev_lower(ctx, x, *, dimensions):
 rev_p = Primitive("rev", abstract_eval=_rev_abstract_eval, impl=_rev_impl, lower=_rev_lower,
                   jvp=linear_jvp_of("rev"),
                   transpose=transpose_by_parts(lambda ct, x, *, dimensions: rev(ct, dimensions)),
-                  batch=batch_at_front("rev", shifted_axes("dimensions")))
+                  batch=batch_at_front("rev", shifted_axes("dimensions")),
+                  sharding_rule=sharding_rules.same_as_operand)
 
 
 def rev(operand, dimensions):

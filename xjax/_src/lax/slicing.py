@@ -17,6 +17,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.core.trace import Tracer
 from xjax._src.lax import concat_pad  # it imports this module: used at call time only
 from xjax._src.lax.ad_helpers import linear_jvp_of, operand_aval
@@ -105,7 +106,8 @@ def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
 
 slice_p = Primitive("slice", abstract_eval=_slice_abstract_eval, impl=_slice_impl,
                     lower=_slice_lower, jvp=linear_jvp_of("slice"),
-                    transpose=transpose_by_parts(_slice_transpose), batch=_slice_batch)
+                    transpose=transpose_by_parts(_slice_transpose), batch=_slice_batch,
+                    sharding_rule=sharding_rules.slice_rule)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
@@ -275,7 +277,8 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
 dynamic_slice_p = Primitive(
     "dynamic_slice", abstract_eval=_dynamic_slice_abstract_eval, impl=_dynamic_slice_impl,
     lower=_dynamic_slice_lower, jvp=linear_jvp_of("dynamic_slice", (0,)),
-    transpose=_dynamic_slice_transpose, batch=_dynamic_slice_batch)
+    transpose=_dynamic_slice_transpose, batch=_dynamic_slice_batch,
+    sharding_rule=sharding_rules.dynamic_slice)
 
 
 def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):

@@ -722,7 +722,7 @@ def _put_sharded(leaf, sharding, may_alias=None):
     client = runtime.get_client(devices[0].platform)
     buffers = shard_value(client, value, devices, indices, may_alias)
     return Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype, buffers,
-                                            indices), aval)
+                                            indices), aval.with_sharding(sharding))
 
 
 def _put_array(value, aval, device, may_alias=None, committed=False):

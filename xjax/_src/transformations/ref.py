@@ -94,7 +94,7 @@ class Ref:
         if type(value) is Array:
             return "Ref" + repr(value)[5:]
         trace_type = type(getattr(value, "_trace", None))  # a Ref being traced, as tracers print
-        return f"Traced<{self._aval}>with<{getattr(trace_type, 'repr_name', trace_type.__name__)}>"
+        return f"Traced<{self._aval!r}>with<{getattr(trace_type, 'repr_name', trace_type.__name__)}>"
 
 
 # -- creating and retiring Refs --------------------------------------------------------------
