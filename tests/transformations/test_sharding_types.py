@@ -55,10 +55,15 @@ show("concat", lambda: jnp.concatenate([x, x], 1), np.concatenate([data, data], 
 show("broadcast", lambda: jnp.broadcast_to(x[:, :1], (4, 4)),
      np.broadcast_to(data[:, :1], (4, 4)))
 show("transpose", lambda: x.T, data.T)
+show("sort0", lambda: jnp.sort(x, 0))
+show("sort1", lambda: jnp.sort(x, 1), np.sort(data, 1))
 show("jit", lambda: jax.jit(lambda a: jnp.sin(a) * 2)(x), np.sin(data) * 2)
 show("grad", lambda: jax.grad(lambda a: (jnp.sin(a) * 2).sum())(x), np.cos(data) * 2)
 show("vmap", lambda: jax.vmap(jnp.sin)(x), np.sin(data))
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
+print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
+                             (x * 2).sharding.spec, x.sum(1).sharding.spec,
+                             (x @ w).sharding.spec, x.T.sharding.spec]))
 print("jaxpr|" + str(jax.make_jaxpr(lambda a: a + 1.0)(x)))
 """
 
@@ -92,10 +97,17 @@ _EXPECTED = {
     "concat": "float32[4@x,8]|True",
     "broadcast": "float32[4@x,4]|True",
     "transpose": "float32[4,4@x]|True",
+    # (JAX's AbstractMesh repr adds "device_kind=cpu, num_cores=None, platform=cpu")
+    "sort0": "ShardingTypeError: Arguments to sort must be unsharded over the sorting "
+             "dimension. Got arg sharding=NamedSharding(mesh=AbstractMesh('x': 2, 'y': 2, "
+             "axis_types=(Explicit, Explicit)), spec=P('x', None)) and sorting dimension=0",
+    "sort1": "float32[4@x,4]|True",
     "jit": "float32[4@x,4]|True",
     "grad": "float32[4@x,4]|True",
     "vmap": "float32[4@x,4]|True",
     "sharding": "P('x', None)",
+    # the arrays' shardings follow their types
+    "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",
     "jaxpr": "{ lambda ; a:f32[4@x,4]. let b:f32[4@x,4] = add a 1.0:f32[] in (b,) }",
 }
 

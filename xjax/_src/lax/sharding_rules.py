@@ -18,7 +18,8 @@ from xjax._src.core.errors import ShardingTypeError
 from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
 
 __all__ = ["broadcast_in_dim", "concatenate", "dot_general", "dynamic_slice", "elementwise",
-           "reduction", "reshape", "same_as_operand", "slice_rule", "squeeze", "transpose"]
+           "reduction", "reshape", "same_as_operand", "slice_rule", "sort", "squeeze",
+           "transpose"]
 
 
 def _entries(aval) -> tuple:
@@ -240,3 +241,16 @@ def concatenate(*operands, dimension):
         found = {spec[d] for spec in specs}
         out.append(None if d == dimension or len(found) != 1 else found.pop())
     return _sharding(_mesh(operands), out)
+
+
+def sort(*operands, dimension, **params):
+    """Sorted arrays keep their split, which must leave the sorting dimension whole."""
+    for operand in operands:
+        sharding = getattr(operand, "_sharding", None)
+        if sharding is not None and sharding.spec[dimension] is not None:
+            raise ShardingTypeError(
+                "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={sharding} and sorting dimension={dimension}")
+    shardings = [getattr(o, "_sharding", None) for o in operands]
+    found = {s for s in shardings if s is not None}
+    return [found.pop() if len(found) == 1 else None] * len(operands)

@@ -19,6 +19,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import NONLINEAR, Primitive
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_rules import Zero, get_aval, instantiate, tangent_aval
 from xjax._src.lax.batch_rules import bdim_at_front, batch_size, move_axis
 from xjax._src.lax.shape import as_operand, canonicalize_axis
@@ -170,7 +171,7 @@ def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
 
 sort_p = Primitive("sort", abstract_eval=_sort_abstract_eval, impl=_sort_impl,
                    lower=_sort_lower, jvp=_sort_jvp, transpose=NONLINEAR, batch=_sort_batch,
-                   multiple_results=True)
+                   multiple_results=True, sharding_rule=sharding_rules.sort)
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):

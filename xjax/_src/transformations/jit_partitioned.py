@@ -159,7 +159,7 @@ class PartitionedFunction:
 
     __slots__ = ("_executable", "devices", "mesh", "replicated", "in_shardings",
                  "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
-                 "text", "donated")
+                 "text", "donated", "_typed")
 
     def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None):
         self.mesh = mesh
@@ -167,6 +167,9 @@ class PartitionedFunction:
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.in_shardings = in_shardings
         self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
+        if out_shardings is None:  # results typed over this mesh's Explicit axes: as typed
+            out_shardings = _typed_shardings(closed.out_avals, mesh)
+        self._typed = out_shardings
         out_specs = None if out_shardings is None else [
             None if s is None else spec_axes(s, a.ndim)
             for s, a in zip(out_shardings, closed.out_avals, strict=True)]
@@ -199,11 +202,13 @@ class PartitionedFunction:
         executable = client.compile_partitioned(self.text, devices)
         if self.donated:
             executable._set_donated([i + len(self.const_args) for i in self.donated])
+        typed = self._typed or [None] * len(self.out_avals)
         self.out_shardings = [
+            given if given is not None else
             _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
                                                                       len(devices)))
-            for tiles, aval in zip(output_shardings(executable), self.out_avals,
-                                   strict=True)]
+            for tiles, aval, given in zip(output_shardings(executable), self.out_avals,
+                                          typed, strict=True)]
         self.out_indices = [[s.devices_indices_map(a.shape)[d] for d in devices]
                             for s, a in zip(self.out_shardings, self.out_avals, strict=True)]
         self._executable = executable
@@ -369,6 +374,15 @@ def _buffers_on(x, aval, sharding, devices) -> list:
     index_map = sharding.devices_indices_map(np.shape(value))
     return shard_value(runtime.get_client(devices[0].platform), value, devices,
                        [index_map[d] for d in devices])
+
+
+def _typed_shardings(avals, mesh):
+    """The shardings over ``mesh`` that ``avals``' types give (None where a type is not
+    split, or is split over another mesh), or None when no type is split."""
+    abstract = mesh.abstract_mesh
+    shardings = [NamedSharding(mesh, s.spec) if s is not None and s.mesh == abstract
+                 else None for s in (getattr(a, "_sharding", None) for a in avals)]
+    return shardings if any(s is not None for s in shardings) else None
 
 
 def _named_sharding(mesh, shape, indices) -> NamedSharding:
