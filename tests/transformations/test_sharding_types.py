@@ -60,6 +60,8 @@ show("sort1", lambda: jnp.sort(x, 1), np.sort(data, 1))
 show("jit", lambda: jax.jit(lambda a: jnp.sin(a) * 2)(x), np.sin(data) * 2)
 show("grad", lambda: jax.grad(lambda a: (jnp.sin(a) * 2).sum())(x), np.cos(data) * 2)
 show("vmap", lambda: jax.vmap(jnp.sin)(x), np.sin(data))
+with jax.set_mesh(mesh):
+    show("dot_out_sharding", lambda: jnp.dot(x, v, out_sharding=P("x", "y")), data @ data)
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
 print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
                              (x * 2).sharding.spec, x.sum(1).sharding.spec,
@@ -105,6 +107,7 @@ _EXPECTED = {
     "jit": "float32[4@x,4]|True",
     "grad": "float32[4@x,4]|True",
     "vmap": "float32[4@x,4]|True",
+    "dot_out_sharding": "float32[4@x,4@y]|True",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

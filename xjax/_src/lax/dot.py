@@ -17,6 +17,7 @@ import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_helpers import late_rule, operand_aval
@@ -479,7 +480,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                               dimension_numbers=_dimension_numbers(dimension_numbers),
                               precision=canonicalize_precision(precision),
                               preferred_element_type=_preferred(preferred_element_type),
-                              out_sharding=None)
+                              out_sharding=check_out_sharding(out_sharding, "dot_general"))
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
@@ -494,12 +495,14 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     Array([3., 3.], dtype=float32)
     """
     if dimension_numbers is not None:
-        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                           out_sharding=out_sharding)
     lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
     if (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
             and lhs_shape[-1] == rhs_shape[0]):
         dims = (((len(lhs_shape) - 1,), (0,)), ((), ()))
-        return dot_general(lhs, rhs, dims, precision, preferred_element_type)
+        return dot_general(lhs, rhs, dims, precision, preferred_element_type,
+                           out_sharding=out_sharding)
     raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
                      "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
                      f"products; got lhs_shape={tuple(lhs_shape)} rhs_shape={tuple(rhs_shape)}")

@@ -33,9 +33,11 @@ def _preferred(preferred_element_type, x):
     return dtypes.check_and_canonicalize_user_dtype(preferred_element_type, "dot")
 
 
-def _dot_general(a, b, contract, batch, precision, preferred_element_type):
+def _dot_general(a, b, contract, batch, precision, preferred_element_type,
+                 out_sharding=None):
     return lax.dot_general(a, b, (contract, batch), precision=precision,
-                           preferred_element_type=_preferred(preferred_element_type, a))
+                           preferred_element_type=_preferred(preferred_element_type, a),
+                           out_sharding=out_sharding)
 
 
 # dtypes BLAS multiplies in directly, as dot_general's NumPy implementation would
@@ -72,7 +74,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     """
     check_arraylike("dot", a, b)
     check_out_sharding(out_sharding, "jnp.dot")
-    if preferred_element_type is None:
+    if preferred_element_type is None and out_sharding is None:
         out = _eager_blas(np.dot, a, b, max_rank_b=2)
         if out is not None:
             return out
@@ -81,7 +83,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     if rank_a == 0 or rank_b == 0:  # an outer product (no contraction), as JAX binds it
         return _dot_general(a, b, ((), ()), ((), ()), precision, preferred_element_type)
     contract = ((rank_a - 1,), (0 if rank_b == 1 else rank_b - 2,))
-    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
+    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type,
+                        out_sharding)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -100,7 +103,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         if np.ndim(x) == 0:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              "ndim 0")
-    if preferred_element_type is None:
+    if preferred_element_type is None and out_sharding is None:
         out = _eager_blas(np.matmul, a, b, max_rank_b=None)
         if out is not None:
             return out
@@ -109,7 +112,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     if len(_shape(b)) <= 2:
         # No batch dims on b: one contraction gives a's batch and rows, then b's columns.
         contract = ((len(_shape(a)) - 1,), (0,))
-        return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
+        return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type,
+                            out_sharding)
     if a_vec:
         a = _reshape(a, (1,) + _shape(a))
     batch = broadcast_shapes(_shape(a)[:-2], _shape(b)[:-2])
@@ -118,7 +122,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     nb = len(batch)
     dims = tuple(range(nb))
     out = _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims), precision,
-                       preferred_element_type)
+                       preferred_element_type, None if a_vec else out_sharding)
     if a_vec:
         out = lax.squeeze(out, (nb,))
     return out
@@ -192,7 +196,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
             raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
                             f"({rank_a} and {rank_b})")
         ax_a, ax_b = tuple(range(rank_a - n, rank_a)), tuple(range(n))
-    return _dot_general(a, b, (ax_a, ax_b), ((), ()), precision, preferred_element_type)
+    return _dot_general(a, b, (ax_a, ax_b), ((), ()), precision, preferred_element_type,
+                        out_sharding)
 
 
 @jit_when_staged()
