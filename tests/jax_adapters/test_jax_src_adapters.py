@@ -6,6 +6,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
+from xjax._src.core.errors import ShardingTypeError
 from xjax._src.jax_adapters.jax_src import core as jax_src_core
 from xjax._src.jax_adapters.jax_src import dtypes as jax_src_dtypes
 from xjax.experimental import hijax, layout
@@ -42,6 +43,7 @@ def test_core_adapter_names_map_onto_xjax():
     aval = xjax.core.ShapedArray((2,), np.float32)
     assert jax_src_core.physical_aval(aval) is aval
     assert isinstance(aval, xjax.core.AbstractValue)
+    assert jax_src_core.ShardingTypeError is ShardingTypeError  # raised by sharding rules
 
 
 def test_dtypes_adapter_knows_which_floats_have_infinities():

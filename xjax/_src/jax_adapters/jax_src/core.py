@@ -6,6 +6,7 @@ from xjax._src.jax_adapters.extend.core import (  # noqa: F401
     ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var, find_top_trace,
     get_opaque_trace_state, valid_jaxtype)
 from xjax._src.core.ad_util import get_aval  # noqa: F401
+from xjax._src.core.errors import ShardingTypeError  # noqa: F401
 from xjax._src.core.ref_avals import AbstractRef  # noqa: F401
 from xjax._src.core.trace import Trace, Tracer  # noqa: F401
 
