@@ -62,6 +62,8 @@ show("grad", lambda: jax.grad(lambda a: (jnp.sin(a) * 2).sum())(x), np.cos(data)
 show("vmap", lambda: jax.vmap(jnp.sin)(x), np.sin(data))
 with jax.set_mesh(mesh):
     show("dot_out_sharding", lambda: jnp.dot(x, v, out_sharding=P("x", "y")), data @ data)
+    show("einsum_out_sharding", lambda: jnp.einsum("ij,jk->ki", x, v,
+                                                   out_sharding=P("y", "x")), (data @ data).T)
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
 print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
                              (x * 2).sharding.spec, x.sum(1).sharding.spec,
@@ -108,6 +110,7 @@ _EXPECTED = {
     "grad": "float32[4@x,4]|True",
     "vmap": "float32[4@x,4]|True",
     "dot_out_sharding": "float32[4@x,4@y]|True",
+    "einsum_out_sharding": "float32[4@y,4@x]|True",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

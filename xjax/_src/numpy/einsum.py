@@ -11,6 +11,8 @@ import opt_einsum
 
 from xjax._src import lax
 from xjax._src.core import dtypes
+from xjax._src.core.out_sharding import check_out_sharding
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                         promote_dtypes, to_jax)
 
@@ -105,7 +107,10 @@ def _broadcast_ones(lhs, lhs_names, rhs, rhs_names, shared):
     return lhs, rhs
 
 
-def _binary(lhs, lhs_names, rhs, rhs_names, result, precision, preferred_element_type):
+def _binary(lhs, lhs_names, rhs, rhs_names, result, precision, preferred_element_type,
+            out_sharding=None):
+    """One contraction; ``out_sharding`` (a NamedSharding of the ``result`` layout, for the
+    last step) is given to ``dot_general`` in its own dimension order."""
     lhs, lhs_names = _diagonal(lhs, lhs_names)
     rhs, rhs_names = _diagonal(rhs, rhs_names)
     # indices only one side has and the result does not need: sum them first
@@ -119,10 +124,15 @@ def _binary(lhs, lhs_names, rhs, rhs_names, result, precision, preferred_element
         (tuple(lhs_names.index(c) for c in contracted),
          tuple(rhs_names.index(c) for c in contracted)),
         (tuple(lhs_names.index(c) for c in batch), tuple(rhs_names.index(c) for c in batch)))
-    out = lax.dot_general(lhs, rhs, dimension_numbers, precision=precision,
-                          preferred_element_type=preferred_element_type)
     names = "".join(batch) + "".join(c for c in lhs_names if c not in shared) + \
         "".join(c for c in rhs_names if c not in shared)
+    if out_sharding is not None:
+        spec = tuple(out_sharding.spec) + (None,) * (len(result) - len(out_sharding.spec))
+        out_sharding = NamedSharding(out_sharding.mesh,
+                                     PartitionSpec(*(spec[result.index(c)] for c in names)))
+    out = lax.dot_general(lhs, rhs, dimension_numbers, precision=precision,
+                          preferred_element_type=preferred_element_type,
+                          out_sharding=out_sharding)
     return _transpose_to(out, names, result)
 
 
@@ -159,6 +169,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         preferred_element_type = dtypes.check_and_canonicalize_user_dtype(
             preferred_element_type, "einsum")
         result_dtype = preferred_element_type
+    out_sharding = check_out_sharding(out_sharding, "einsum")
     contractions = _plan(subscripts, arrays, optimize)
     arrays = list(arrays)
     for positions, _, step, _, _ in contractions:
@@ -171,8 +182,9 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         if len(step_operands) == 1:
             value = _unary(step_operands[0], names[0], result)
         elif len(step_operands) == 2:
+            last = len(arrays) == 0 and out_sharding is not None
             value = _binary(step_operands[0], names[0], step_operands[1], names[1], result,
-                            precision, preferred_element_type)
+                            precision, preferred_element_type, out_sharding if last else None)
         else:
             raise NotImplementedError("einsum steps of more than two operands")
         arrays.append(value)
