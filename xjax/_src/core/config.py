@@ -308,9 +308,9 @@ class Config:
         # xjax.numpy's eager shortcuts (NumPy on whole arrays, no primitives) are off.
         # So are they where the default backend may be a GPU: arrays live there, and
         # every eager operation runs compiled on it.
-        d["xjax_eager_slow"] = bool(d["xjax_eager_via_xla"] or d["xjax_eager_checks"]
-                                    or client.may_use_gpu())
-        if client.may_use_gpu():
+        gpu = client.may_use_gpu()
+        d["xjax_eager_slow"] = bool(d["xjax_eager_via_xla"] or d["xjax_eager_checks"] or gpu)
+        if gpu:
             note_multi_device()  # eager operations look for their device from now on
 
     def read(self, name: str):

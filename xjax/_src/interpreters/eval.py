@@ -87,6 +87,8 @@ class EvalTrace(Trace):
                 # On a GPU (or another device) the operands live there: the operation runs
                 # compiled on it, its results stay there, as JAX's eager operations.
                 return run_compiled(primitive, args, params)
+        if config.xjax_eager_via_xla and primitive not in applied_on_host:
+            return run_compiled(primitive, args, params)  # the GPU's eager path, forced
         if len(args) == 1 and type(x := args[0]) is Array and (npy := x._npy) is not None:
             # the common unary case, without lists
             if npy.size >= LARGE_ELEMENTS and primitive in compiled_when_large:
@@ -112,9 +114,6 @@ class EvalTrace(Trace):
                 avals.append(aval)
         out_aval = (primitive.abstract_eval(*avals, **params) if params
                     else primitive.abstract_eval(*avals))
-        if config.xjax_eager_via_xla and primitive not in applied_on_host:
-            # the path of eager operations on a GPU, forced
-            return run_compiled(primitive, args, params)
         impl = primitive.impl
         if isinstance(impl, Absent):
             raise NotImplementedError(f"{primitive.name} has no eager implementation: "

@@ -60,6 +60,10 @@ _JAX_PLATFORM_NAMES = {"cuda": "gpu", "rocm": "gpu"}
 # machines without a GPU. Never a GPU's numbers or speed.
 STAND_IN_GPU = "XJAX_STAND_IN_GPU"
 
+
+def _standing_in() -> bool:
+    return os.environ.get(STAND_IN_GPU) == "1"
+
 XlaRuntimeError = _pjrt.XlaRuntimeError
 DeviceBuffer = _pjrt.DeviceBuffer
 Executable = _pjrt.Executable
@@ -309,7 +313,7 @@ def _find_plugin(platform: str) -> tuple[str, str]:
         root = list(spec.submodule_search_locations)[0]
         return os.path.join(root, "xla_cpu_pjrt.so"), "xla-cpu-pjrt"
     if platform in ("gpu", "cuda"):
-        if os.environ.get(STAND_IN_GPU) == "1":
+        if _standing_in():
             return _find_plugin("cpu")
         for mod, dist in (("jax_plugins.xla_cuda13", "jax-cuda13-pjrt"),
                           ("jax_plugins.xla_cuda12", "jax-cuda12-pjrt")):
@@ -364,7 +368,7 @@ def _client_options(platform: str) -> dict:
     the jax_num_cpu_devices flag, XJAX_NUM_CPU_DEVICES=N, or
     XLA_FLAGS=--xla_force_host_platform_device_count=N."""
     opts = {}
-    if platform == "gpu" and os.environ.get(STAND_IN_GPU) == "1":
+    if platform == "gpu" and _standing_in():
         opts["cpu_device_count"] = 1
     elif platform == "gpu":
         opts.update(_gpu_memory_options())
@@ -447,7 +451,7 @@ def get_client(platform: str = "cpu") -> Client:
             _set_default_xla_flags()
             plugin = _pjrt.load_plugin(path)
             options = _client_options(platform)
-            stand_in = platform == "gpu" and os.environ.get(STAND_IN_GPU) == "1"
+            stand_in = platform == "gpu" and _standing_in()
             c = Client(plugin, options, stand_in_for="cuda" if stand_in else None)
         except Exception as e:  # remember, so that probing stays cheap
             _failed[platform] = e
@@ -511,10 +515,8 @@ def _platform_order() -> list[str]:
 def gpu_plugin_installed() -> bool:
     """Whether a GPU plugin may be used (installed, named by XJAX_PJRT_PLUGIN_GPU, or the
     test stand-in), without loading it."""
-    if os.environ.get("XJAX_PJRT_PLUGIN_GPU") or os.environ.get(STAND_IN_GPU) == "1":
-        return True
     try:
-        _find_plugin("gpu")
+        _find_plugin("gpu")  # also answers for XJAX_PJRT_PLUGIN_GPU and the stand-in
         return True
     except RuntimeError:
         return False

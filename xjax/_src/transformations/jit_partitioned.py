@@ -159,7 +159,7 @@ class PartitionedFunction:
 
     __slots__ = ("_executable", "devices", "mesh", "replicated", "in_shardings",
                  "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
-                 "text", "donated", "_typed")
+                 "text", "donated", "_requested")
 
     def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None):
         self.mesh = mesh
@@ -169,7 +169,7 @@ class PartitionedFunction:
         self.in_avals, self.out_avals = closed.in_avals, closed.out_avals
         if out_shardings is None:  # results typed over this mesh's Explicit axes: as typed
             out_shardings = _typed_shardings(closed.out_avals, mesh)
-        self._typed = out_shardings
+        self._requested = out_shardings  # result shardings XLA is told
         out_specs = None if out_shardings is None else [
             None if s is None else spec_axes(s, a.ndim)
             for s, a in zip(out_shardings, closed.out_avals, strict=True)]
@@ -202,13 +202,13 @@ class PartitionedFunction:
         executable = client.compile_partitioned(self.text, devices)
         if self.donated:
             executable._set_donated([i + len(self.const_args) for i in self.donated])
-        typed = self._typed or [None] * len(self.out_avals)
+        requested = self._requested or [None] * len(self.out_avals)
         self.out_shardings = [
             given if given is not None else
             _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
                                                                       len(devices)))
             for tiles, aval, given in zip(output_shardings(executable), self.out_avals,
-                                          typed, strict=True)]
+                                          requested, strict=True)]
         self.out_indices = [[s.devices_indices_map(a.shape)[d] for d in devices]
                             for s, a in zip(self.out_shardings, self.out_avals, strict=True)]
         self._executable = executable
