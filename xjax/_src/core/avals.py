@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from xjax._src.core import dtypes
-from xjax._src.core.sharding_types import AbstractMesh, NamedSharding, PartitionSpec
+from xjax._src.core.sharding_types import AbstractMesh, NamedSharding, PartitionSpec, spec_names
 
 _EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
 
@@ -37,7 +37,7 @@ def type_sharding(sharding, ndim: int):
     if len(entries) != ndim:
         raise ValueError(f"a sharding of rank {len(spec)} for a type of rank {ndim}: "
                          f"{sharding}")
-    if not any(name in explicit for entry in entries for name in _names(entry)):
+    if not any(name in explicit for entry in entries for name in spec_names(entry)):
         return None
     if not isinstance(mesh, AbstractMesh):
         mesh = mesh.abstract_mesh
@@ -45,15 +45,9 @@ def type_sharding(sharding, ndim: int):
     return NamedSharding(mesh, PartitionSpec(*entries))
 
 
-def _names(entry) -> tuple:
-    if entry is None:
-        return ()
-    return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
-
-
 def dimension_text(size, entry) -> str:
     """JAX's text of one dimension of a sharded type: ``8@x``, ``8@(x,y)``."""
-    names = _names(entry)
+    names = spec_names(entry)
     if not names:
         return str(size)
     return f"{size}@{names[0]}" if len(names) == 1 else f"{size}@({','.join(names)})"

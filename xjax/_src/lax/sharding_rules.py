@@ -15,7 +15,7 @@ import math
 from xjax._src.core import dtypes
 from xjax._src.core.avals import dimension_text
 from xjax._src.core.errors import ShardingTypeError
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, spec_names
 
 __all__ = ["broadcast_in_dim", "concatenate", "dot_general", "dynamic_slice", "elementwise",
            "reduction", "reshape", "same_as_operand", "slice_rule", "sort", "squeeze",
@@ -37,18 +37,12 @@ def _mesh(avals):
     return next(iter(meshes))
 
 
-def _names(entry) -> tuple:
-    if entry is None:
-        return ()
-    return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
-
-
 def _sharding(mesh, entries, describe=None):
     """A ``NamedSharding`` of ``entries`` over ``mesh`` (None when nothing is split); an axis
     used for two dimensions raises ``ShardingTypeError`` (``describe()``: JAX's text)."""
     if all(e is None for e in entries):
         return None
-    names = [n for e in entries for n in _names(e)]
+    names = [n for e in entries for n in spec_names(e)]
     if len(names) != len(set(names)):
         raise ShardingTypeError(describe() if describe is not None else
                                 f"a mesh axis splits two dimensions: {entries}")
@@ -135,7 +129,7 @@ def reshape(operand, *, new_sizes, dimensions, sharding):
             continue
         if entries[old_dims[0]] is None or len(split) > 1 or not new_dims:
             return None
-        size = math.prod(mesh.shape[n] for n in _names(entries[old_dims[0]]))
+        size = math.prod(mesh.shape[n] for n in spec_names(entries[old_dims[0]]))
         if new_sizes[new_dims[0]] % size:
             return None
         out[new_dims[0]] = entries[old_dims[0]]
