@@ -135,3 +135,35 @@ def test_lapack_getrf_factors(shape, dtype, elem):
         for i, j in enumerate(pivots[idx]):
             expect[i], expect[j] = expect[j], expect[i]
         np.testing.assert_array_equal(perm[idx], expect)
+
+
+@pytest.fixture(params=[0, 100, 10**6], ids=["sleep", "poll-then-sleep", "poll"])
+def spin_wait(request):
+    """Each way of waiting for a result: sleeping at once, polling past a short spin
+    (the callback below outlasts it), and polling throughout."""
+    from xjax._src.runtime import _pjrt
+    old = _pjrt.set_spin_wait(request.param)
+    yield request.param
+    _pjrt.set_spin_wait(old)
+
+
+def test_waiting_for_results_gives_values_and_errors(spin_wait):
+    import time
+
+    def slow(a, b):
+        time.sleep(0.005)  # longer than a short spin: the wait then sleeps
+        return a * 2, np.array([int(b), 1], np.int32)
+
+    exe = get_client().compile(_callback_module(ffi.register_host_callback(slow)))
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    out, ints = exe.execute([x, np.int32(4)])
+    np.testing.assert_array_equal(out.block_until_ready().to_numpy(), x * 3)
+    np.testing.assert_array_equal(ints.to_numpy(), [4, 1])
+
+    def failing(a, b):
+        time.sleep(0.005)
+        raise ValueError("late failure")
+
+    bad = get_client().compile(_callback_module(ffi.register_host_callback(failing)))
+    with pytest.raises(XlaRuntimeError, match="late failure"):
+        bad.execute([x, np.int32(0)])[0].block_until_ready()

@@ -92,6 +92,34 @@ void destroy_event(const PJRT_Api *api, PJRT_Event *ev) {
   destroy_error(api, api->PJRT_Event_Destroy(&a));
 }
 
+/* How long a wait polls before it sleeps (set by client.py). */
+static long long spin_wait_ns = 0;
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Polls `ev` for up to spin_wait_ns, yielding the core between polls. Returns 1
+ * once it is ready. Called without the GIL. */
+static int spin_until_ready(const PJRT_Api *api, PJRT_Event *ev) {
+  if (spin_wait_ns <= 0) return 0;
+  long long deadline = now_ns() + spin_wait_ns;
+  PJRT_Event_IsReady_Args r = {.struct_size = PJRT_Event_IsReady_Args_STRUCT_SIZE,
+                               .event = ev};
+  do {
+    sched_yield();
+    PJRT_Error *err = api->PJRT_Event_IsReady(&r);
+    if (err != NULL) {
+      destroy_error(api, err);
+      return 0;
+    }
+    if (r.is_ready) return 1;
+  } while (now_ns() < deadline);
+  return 0;
+}
+
 /* Waits for `ev` (releasing the GIL only if it is not ready yet) and destroys
  * it. Returns the event's error, or NULL. */
 PJRT_Error *await_and_destroy(const PJRT_Api *api, PJRT_Event *ev) {
@@ -108,7 +136,13 @@ PJRT_Error *await_and_destroy(const PJRT_Api *api, PJRT_Event *ev) {
     PJRT_Event_Await_Args w = {.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE,
                                .event = ev};
     Py_BEGIN_ALLOW_THREADS
-    err = api->PJRT_Event_Await(&w);
+    if (spin_until_ready(api, ev)) {
+      PJRT_Event_Error_Args e = {.struct_size = PJRT_Event_Error_Args_STRUCT_SIZE,
+                                 .event = ev};
+      err = api->PJRT_Event_Error(&e);
+    } else {
+      err = api->PJRT_Event_Await(&w);
+    }
     Py_END_ALLOW_THREADS
   }
   destroy_event(api, ev);
@@ -167,6 +201,15 @@ static PyObject *set_alias_threshold(PyObject *mod, PyObject *arg) {
   return PyLong_FromSsize_t(old);
 }
 
+static PyObject *set_spin_wait(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  long long old = spin_wait_ns / 1000;
+  long long v = PyLong_AsLongLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  spin_wait_ns = v > 0 ? v * 1000 : 0;
+  return PyLong_FromLongLong(old);
+}
+
 static PyObject *set_release_gil(PyObject *mod, PyObject *arg) {
   (void)mod;
   int old = release_gil_in_execute;
@@ -190,6 +233,9 @@ static PyMethodDef module_methods[] = {
     {"set_alias_threshold", set_alias_threshold, METH_O,
      "Numpy execute() arguments of at least this many bytes may be aliased, not copied. "
      "Returns the previous value."},
+    {"set_spin_wait", set_spin_wait, METH_O,
+     "set_spin_wait(microseconds) -> previous: how long waiting for an event polls it "
+     "(yielding the core between polls) before sleeping until it fires."},
     {"_set_release_gil", set_release_gil, METH_O,
      "Whether execute() releases the GIL around PJRT's Execute (for measurements)."},
     {"ffi_register_target", ffi_register_target, METH_VARARGS,

@@ -5,7 +5,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <sched.h>
 #include <stdint.h>
+#include <time.h>
 #include <string.h>
 
 #include "pjrt_c_api.h"
