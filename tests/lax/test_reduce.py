@@ -207,3 +207,52 @@ def test_eager_sum_of_narrow_arrays_is_the_rounded_exact_sum(axes):
     x = np.random.default_rng(0).random((3, 4000, 5)).astype(np.float32)
     got = np.asarray(lax.reduce_sum(x, axes))
     np.testing.assert_array_equal(got, x.astype(np.float64).sum(axis=axes).astype(np.float32))
+
+
+# -- the CPU lowering of large floating max/min over the minor dimension (in two stages) --
+
+_SPLIT_CASES = [  # (shape, axes): minor chunk of 16, of 8, padded, merged trailing block,
+    ((64, 1024), (1,)),  # a major axis reduced too, everything reduced, 3-D, 1-D
+    ((40, 1000), (1,)),
+    ((30, 999), (1,)),
+    ((8, 20, 50), (1, 2)),
+    ((16, 8, 300), (0, 2)),
+    ((70, 130), (0, 1)),
+    ((5000,), (0,)),
+]
+
+
+@pytest.mark.parametrize("shape,axes", _SPLIT_CASES)
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_split_minor_max_min_gives_numpys_values(shape, axes, kind):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[rng.integers(0, flat.size, 3)] = np.inf if kind == "max" else -np.inf
+    flat[:7] = np.nan  # NaN in a few reduced groups, nowhere else
+    reducer = lax.reduce_max if kind == "max" else lax.reduce_min
+    f = xjax.jit(lambda v: reducer(v, axes))
+    text = f.lower(x).as_text()
+    assert text.count("stablehlo.reduce") >= 2 and "optimization_barrier" in text
+    ref = (np.max if kind == "max" else np.min)(x, axis=axes)
+    np.testing.assert_array_equal(np.asarray(f(x)), ref)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float64"])
+def test_split_minor_max_min_narrow_and_wide_floats(dtype):
+    dtype = np.dtype(getattr(dtypes, dtype) if dtype == "bfloat16" else dtype)
+    with xjax.config.override(jax_enable_x64=True):
+        x = (np.random.default_rng(3).standard_normal((40, 300)) * 100).astype(dtype)
+        x[5, 17] = np.nan
+        x[9] = -np.inf
+        for reducer, ref in ((lax.reduce_max, np.max), (lax.reduce_min, np.min)):
+            out = xjax.jit(lambda v: reducer(v, (1,)))(x)
+            assert out.dtype == dtype
+            np.testing.assert_array_equal(np.asarray(out), ref(x, axis=1))
+
+
+def test_small_or_major_max_stays_one_reduce():
+    for shape, axes in [((64, 16), (1,)), ((1000, 4), (1,)), ((1000, 64), (0,))]:
+        text = xjax.jit(lambda v: lax.reduce_max(v, axes)).lower(
+            np.zeros(shape, np.float32)).as_text()
+        assert text.count("stablehlo.reduce") == 1 and "optimization_barrier" not in text

@@ -147,14 +147,15 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None,
     the persistent compilation cache is used when configured.
     """
     from xjax._src.transformations.debug_flags import compile_timer  # transformations is a higher layer than higher_order
+    platform = default_device().platform
     with compile_timer(name, closed.in_avals):  # jax_log_compiles
         if _monitoring.active:  # xjax.monitoring's compile events (JAX's names)
             with _monitoring.timed(_monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
-                lowered = lower_module(closed, name, donated)
+                lowered = lower_module(closed, name, donated, platform=platform)
             with _monitoring.timed(_monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
                 executable = compile_text(lowered.text, compiler_options)
         else:
-            lowered = lower_module(closed, name, donated)
+            lowered = lower_module(closed, name, donated, platform=platform)
             executable = compile_text(lowered.text, compiler_options)
     n_consts = len(lowered.const_args)
     if lowered.donated_args:

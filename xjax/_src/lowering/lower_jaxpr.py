@@ -141,16 +141,17 @@ def donation_attributes(in_avals, out_avals, donated) -> list[str | None]:
 
 
 def lower_module(closed: ClosedJaxpr, name: str = "main_module",
-                 donated=None, partitioning=None) -> LoweredModule:
+                 donated=None, partitioning=None, platform=None) -> LoweredModule:
     """Lower a closed jaxpr to a module whose ``main`` takes (large consts..., invars...).
 
     ``donated`` flags the invars the caller donates (``jit``'s ``donate_argnums``); see
     :func:`donation_attributes`. ``partitioning`` (a :class:`Partitioning`) makes it one
     SPMD program over several devices: the mesh, and a sharding for every argument (the
-    large consts are replicated).
+    large consts are replicated). ``platform`` names the platform it is compiled for (rules
+    may choose forms its compiler runs faster; None: portable forms only).
     """
     jaxpr = closed.jaxpr
-    module = ModuleBuilder(f"jit_{name}")
+    module = ModuleBuilder(f"jit_{name}", platform)
     embedded, passed, passed_vars = [], [], []
     for var, value in zip(jaxpr.constvars, closed.consts, strict=True):
         if var.aval.size * var.aval.dtype.itemsize <= MAX_EMBEDDED_CONSTANT_BYTES:

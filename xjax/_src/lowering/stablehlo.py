@@ -218,8 +218,11 @@ class ModuleBuilder:
     over several devices says how many (``num_partitions``) and names its device meshes
     (``meshes``: name -> Shardy mesh text, e.g. ``<["x"=2, "y"=2]>``)."""
 
-    def __init__(self, name: str = "xjax_module"):
+    def __init__(self, name: str = "xjax_module", platform: str | None = None):
         self.name = _sanitize(name)
+        # The platform the module is compiled for ("cpu", "gpu"), when known: rules may
+        # then emit a form that platform's compiler runs faster (None: portable forms).
+        self.platform = platform
         self.num_partitions = 1
         self.meshes: dict[str, str] = {}
         self.partition_mesh = None  # the device mesh of a partitioned module ("mesh")

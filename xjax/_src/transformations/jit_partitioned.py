@@ -181,7 +181,8 @@ class PartitionedFunction:
             partitioning = _DonatingPartitioning(mesh, in_specs, out_specs, attrs)
         else:
             partitioning = Partitioning(mesh, in_specs, out_specs)
-        lowered = lower_module(closed, name, None, partitioning)
+        lowered = lower_module(closed, name, None, partitioning,
+                               platform=mesh.devices.flat[0].platform)
         self.text = lowered.text
         self.const_args = lowered.const_args
         self.donated = tuple(i for i, a in enumerate(attrs or ()) if a is not None)

@@ -179,7 +179,8 @@ class Lowered(_Stage):
         if self._partitioned is not None:
             return self._partitioned.text
         if self._text is None:
-            self._text = lower_module(self._entry.closed, self._name, self._entry.donated).text
+            self._text = lower_module(self._entry.closed, self._name, self._entry.donated,
+                                      platform=default_backend()).text
         return self._text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
