@@ -83,6 +83,23 @@ def norm_jit(ns):
     return lambda: ns.block(norm(X))
 
 
+@workload("softmax_1000x1000_jit", needs_jit=True, bytes_moved=8_000_000)
+def softmax_jit(ns):
+    """jax.nn.softmax over the last axis of a 1000x1000 float32 array, jitted: a max and a
+    sum over the minor dimension (issue 19: XLA's CPU max along it did not vectorize)."""
+    x = ns.asarray(np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32))
+    softmax = ns.jit(lambda v: ns.transforms.nn.softmax(v, axis=-1))
+    return lambda: ns.block(softmax(x))
+
+
+@workload("log1p_1e6_jit", needs_jit=True, bytes_moved=8_000_000)
+def log1p_jit(ns):
+    """jnp.log1p of 1e6 float32 values in (-0.5, 2), jitted."""
+    x = ns.asarray(np.random.default_rng(0).uniform(-0.5, 2, 1_000_000).astype(np.float32))
+    log1p = ns.jit(ns.np.log1p)
+    return lambda: ns.block(log1p(x))
+
+
 @workload("jit_call_4", needs_jit=True)
 def jit_call(ns):
     x = ns.asarray(np.arange(4, dtype=np.float32))
