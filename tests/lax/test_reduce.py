@@ -256,3 +256,15 @@ def test_small_or_major_max_stays_one_reduce():
         text = xjax.jit(lambda v: lax.reduce_max(v, axes)).lower(
             np.zeros(shape, np.float32)).as_text()
         assert text.count("stablehlo.reduce") == 1 and "optimization_barrier" not in text
+
+
+@pytest.mark.parametrize("shape,axes", [((2**20,), (0,)), ((300, 400), (0, 1)),
+                                        ((6, 64, 128), (1, 2)), ((4, 8, 8192), (0, 2))])
+def test_split_large_sums_stay_accurate(shape, axes):
+    x = np.random.default_rng(5).uniform(0, 1, shape).astype(np.float32)
+    f = xjax.jit(lambda v: lax.reduce_sum(v, axes))
+    assert "optimization_barrier" in f.lower(x).as_text()
+    ref = np.sum(x.astype(np.float64), axis=axes)
+    np.testing.assert_allclose(np.asarray(f(x)), ref, rtol=2e-7)
+    small = xjax.jit(lambda v: lax.reduce_sum(v, (1,))).lower(np.zeros((50, 1000), np.float32))
+    assert "optimization_barrier" not in small.as_text()  # 1000 per row: one reduce

@@ -76,24 +76,27 @@ def _all_ones(dtype):
 
 def _reduce_lower(kind, identity):
     """Lowering to one ``stablehlo.reduce`` whose region combines with ``kind`` (on the CPU,
-    a floating max/min over the minor dimension in two, see ``_minor_max_min_lower``)."""
+    a large max/min or sum over the minor dimension in two, see ``_minor_split_lower``)."""
 
     def lower(ctx, x, *, axes, **params):
         aval = ctx.avals_in[0]
         b = ctx.builder
         init = b.constant(identity(aval.dtype))
-        if kind in ("max", "min") and _split_minor_reduction(ctx, aval, axes):
-            return _minor_max_min_lower(ctx, x, init, axes, kind)
+        if _split_minor_reduction(ctx, aval, axes, kind):
+            return _minor_split_lower(ctx, x, init, axes, kind)
         return b.op1("stablehlo.reduce", [x, init], aval_type(ctx.avals_out[0]),
                      {"dimensions": i64_array(axes)}, regions=[scalar_region(b, aval.dtype, kind)])
 
     return lower
 
 
-# A floating max/min over the minor dimension is split on the CPU when that dimension has at
-# least this many elements and the operand this many in all (smaller ones gain nothing).
+# A floating max/min over the minor dimension is split on the CPU when the trailing reduced
+# dimensions hold at least this many elements and the operand this many in all (smaller ones
+# gain nothing); a float32/float64 sum when they hold SPLIT_SUM_MIN_SIZE and divide into
+# lanes (a sum along 1000 elements gains nothing, and padding costs more than it gains).
 SPLIT_MINOR_MIN_SIZE = 32
 SPLIT_MINOR_MIN_ELEMENTS = 4096
+SPLIT_SUM_MIN_SIZE = 8192
 _SPLIT_LANES = 16  # minor chunk of the first stage: one AVX-512 vector of float32
 
 
@@ -105,23 +108,28 @@ def _trailing_reduced(ndim, axes) -> int:
     return first
 
 
-def _split_minor_reduction(ctx, aval, axes) -> bool:
-    return (ctx.module.platform == "cpu" and dtypes.issubdtype(aval.dtype, np.floating)
-            and aval.size >= SPLIT_MINOR_MIN_ELEMENTS
-            and math.prod(aval.shape[_trailing_reduced(aval.ndim, axes):])
-            >= SPLIT_MINOR_MIN_SIZE)
+def _split_minor_reduction(ctx, aval, axes, kind) -> bool:
+    if ctx.module.platform != "cpu" or aval.size < SPLIT_MINOR_MIN_ELEMENTS:
+        return False
+    m = math.prod(aval.shape[_trailing_reduced(aval.ndim, axes):])
+    if kind in ("max", "min"):
+        return dtypes.issubdtype(aval.dtype, np.floating) and m >= SPLIT_MINOR_MIN_SIZE
+    return (kind == "add" and aval.dtype in (np.float32, np.float64)
+            and m >= SPLIT_SUM_MIN_SIZE and m % 8 == 0)
 
 
-def _minor_max_min_lower(ctx, x, init, axes, kind):
-    """``reduce_max``/``reduce_min`` over ``axes``, the minor dimension among them, for XLA's
-    CPU compiler: its NaN-propagating max/min is a compare-and-select chain that LLVM does
-    not vectorize along a reduced dimension (10x slower than JAX's CPU kernels on 1000x1000
-    float32), while along a major dimension the chain runs across the kept minor one,
-    vectorized. So the trailing reduced dimensions merge into one of m elements, which
-    becomes (m/k, k) with k lanes (padded with the identity to a multiple of k); stage one
-    reduces the m/k chunks, stage two the k lanes (a barrier keeps XLA from merging the
-    stages back into one), and a last reduce takes any other reduced (major) dimensions.
-    The same values: max/min is exact and order-free, and NaN propagates either way."""
+def _minor_split_lower(ctx, x, init, axes, kind):
+    """A reduction over ``axes``, the minor dimension among them, for XLA's CPU compiler:
+    its NaN-propagating max/min is a compare-and-select chain that LLVM does not vectorize
+    along a reduced dimension (10x slower than JAX's CPU kernels on 1000x1000 float32), and
+    its tree reduction of a large trailing block runs 2x slower than JAX's; along a major
+    dimension both run across the kept minor one, vectorized. So the trailing reduced
+    dimensions merge into one of m elements, which becomes (m/k, k) with k lanes (padded
+    with the identity to a multiple of k); stage one reduces the m/k chunks, stage two the
+    k lanes (a barrier keeps XLA from merging the stages back into one), and a last reduce
+    takes any other reduced (major) dimensions. Max/min give the same values (exact and
+    order-free, NaN propagating either way); sums add in another order, still in a tree
+    (XLA's rewriter splits stage one's long dimension), as accurate as before."""
     b = ctx.builder
     aval = ctx.avals_in[0]
     dtype, shape = aval.dtype, aval.shape
