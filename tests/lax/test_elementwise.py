@@ -362,64 +362,26 @@ def test_low_precision_floats(mode):
     assert np.isinf(np.asarray(run(mode, lax.add, h, h))[0])
 
 
-def _log_uniform(rng, lo, hi, n):
-    return np.exp(rng.uniform(np.log(lo), np.log(hi), n))
-
-
-# name -> (lax function, float64 reference, inputs(rng, tiny, big), allowed error in ulp)
-_CPU_FORMS = {
-    "log1p": (lax.log1p, np.log1p, lambda r, tiny, big: np.concatenate([
-        r.uniform(-1, 1, 20000), _log_uniform(r, tiny, big, 20000),
-        -_log_uniform(r, tiny, 1, 10000)]), 4),
-    "atanh": (lax.atanh, np.arctanh, lambda r, tiny, big: np.concatenate([
-        r.uniform(-1, 1, 20000), _log_uniform(r, tiny, 1, 10000),
-        -_log_uniform(r, tiny, 1, 10000)]), 4),
-    "asinh": (lax.asinh, np.arcsinh, lambda r, tiny, big: np.concatenate([
-        r.uniform(-10, 10, 20000), _log_uniform(r, tiny, big, 10000),
-        -_log_uniform(r, tiny, big, 10000)]), 4),
-    "acosh": (lax.acosh, np.arccosh, lambda r, tiny, big: np.concatenate([
-        1 + _log_uniform(r, 1e-7, 1, 10000), _log_uniform(r, 1, big, 20000)]), 5),
-}
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-@pytest.mark.parametrize("name", sorted(_CPU_FORMS))
-def test_cpu_forms_of_log1p_family_are_accurate_everywhere(name, dtype):
-    """jit's CPU lowerings of log1p (log(u) * x / (u - 1), u = 1 + x) and of atanh, asinh,
-    acosh built on it: within a few ulp of float64's from tiny to huge x (u - 1 must not be
-    simplified to x), and the special values as NumPy gives them."""
-    fun, reference, inputs, bound = _CPU_FORMS[name]
+def test_log1p_on_the_cpu_is_accurate_everywhere(dtype):
+    """jit's CPU log1p is log(u) * x / (u - 1), u = 1 + x: within a few ulp of float64's
+    log1p from tiny to huge x (u - 1 must not be simplified to x), and the special values."""
     dtype = np.dtype(dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    rng = np.random.default_rng(1)
     finfo = np.finfo(dtype) if dtype != dtypes.bfloat16 else dtypes.finfo(dtype)
     tiny, big = float(finfo.tiny), float(finfo.max)
-    special = np.array([0.0, -0.0, 1.0, -1.0, 2.0, -2.0, np.inf, -np.inf, np.nan])
+    x = np.concatenate([rng.uniform(-1, 1, 20000), np.exp(rng.uniform(np.log(tiny), np.log(big), 20000)),
+                        -np.exp(rng.uniform(np.log(tiny), 0, 10000)), [1e-3, -1e-3, 0.5, -0.5]])
     with xjax.config.override(jax_enable_x64=True):
-        x = inputs(np.random.default_rng(1), tiny, big).astype(dtype)
-        out = np.asarray(xjax.jit(fun)(x)).astype(np.float64)
-        got = np.asarray(xjax.jit(fun)(special.astype(dtype))).astype(np.float64)
-    with np.errstate(all="ignore"):
-        ref = reference(x.astype(np.float64))
-        expected = reference(special.astype(dtype).astype(np.float64))
+        x = x.astype(dtype)
+        out = np.asarray(xjax.jit(lax.log1p)(x)).astype(np.float64)
+        special = np.array([0.0, -0.0, -1.0, np.inf, -np.inf, np.nan, -2.0], dtype)
+        got = np.asarray(xjax.jit(lax.log1p)(special)).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        ref = np.log1p(x.astype(np.float64))
     normal = np.isfinite(ref) & (np.abs(ref) >= tiny)  # XLA flushes subnormal results
     x, out, ref = x[normal], out[normal], ref[normal]
     ulp = np.abs(out - ref) / np.spacing(np.abs(ref).astype(dtype)).astype(np.float64)
-    assert ulp.max() <= bound, (x[np.argmax(ulp)], out[np.argmax(ulp)], ref[np.argmax(ulp)])
-    exact = ~np.isfinite(expected) | (expected == 0)
-    np.testing.assert_array_equal(got[exact], expected[exact])
-    signed = exact & ~np.isnan(expected)  # a NaN's sign means nothing
-    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(expected[signed]))
-
-
-def test_cpu_erf_inv_is_giles_expansion():
-    """float32 erf_inv on the CPU: Giles' expansion (as XLA's), within 1e-5 relative of the
-    float64 reference apart from the last ulps near ±1; ±inf at ±1, NaN beyond."""
-    from xjax._src.lax import special_numpy
-    rng = np.random.default_rng(2)
-    x = np.concatenate([rng.uniform(-1, 1, 20000), 1 - _log_uniform(rng, 1e-7, 1, 5000),
-                        _log_uniform(rng, 1e-37, 1, 5000)]).astype(np.float32)
-    out = np.asarray(xjax.jit(lax.erf_inv)(x))
-    np.testing.assert_allclose(out, special_numpy.erf_inv(x.astype(np.float64)), rtol=1e-5)
-    edges = np.asarray(xjax.jit(lax.erf_inv)(np.array([1, -1, 1.5, -2, np.nan, 0, -0.0],
-                                                      np.float32)))
-    np.testing.assert_array_equal(edges, [np.inf, -np.inf, np.nan, np.nan, np.nan, 0, 0])
-    assert np.signbit(edges[-1])
+    assert ulp.max() <= 4, (x[np.argmax(ulp)], out[np.argmax(ulp)], ref[np.argmax(ulp)])
+    np.testing.assert_array_equal(got, [0.0, -0.0, -np.inf, np.inf, np.nan, np.nan, np.nan])
+    assert np.signbit(got[1])

@@ -19,11 +19,11 @@ from xjax._src.lax import special_numpy
 from xjax._src.lax.compare import gt, select
 from xjax._src.lax.elementwise import (abs, add, div, integer_pow, mul, neg, parts, sign, square,
                                        sub)
-from xjax._src.lax.naryop import (FLOATING, batch_naryop, binary_wrapper, compare_type,
-                                  lower_single, naryop, scalar_like, unary_wrapper)
+from xjax._src.lax.naryop import (FLOATING, batch_naryop, binary_wrapper, lower_single, naryop,
+                                  scalar_like, unary_wrapper)
 from xjax._src.lax.operands import to_operand
 from xjax._src.lax.shape import full_like_shape
-from xjax._src.lax.transcendental import cpu_real_lowering, emit_log1p, exp, log, log1p
+from xjax._src.lax.transcendental import exp, log, log1p
 
 
 def _in_float64(fn):
@@ -121,46 +121,7 @@ Array(0., dtype=float32, weak_type=True)
 erfc_p, erfc = _special("erfc", special_numpy.erfc, "chlo.erfc",
                         "Elementwise complementary error function ``1 - erf(x)``.",
                         jvp_parts=_ERFC_JVP)
-def _emit_polynomial(em, coefficients, t, dtype):
-    """Horner's scheme, coefficients from the highest power down."""
-    value = em.const(coefficients[0], dtype)
-    for c in coefficients[1:]:
-        value = em.op("stablehlo.add", [em.const(c, dtype),
-                                        em.op("stablehlo.multiply", [value, t], dtype)], dtype)
-    return value
-
-
-def _emit_erf_inv(em, x, dtype):
-    """Giles' single-precision erfinv, the expansion XLA gives float32 ``chlo.erf_inv``,
-    with ``w = -log1p(-x^2)`` from :func:`emit_log1p` (XLA's own log1p kernel made it 2x
-    slower than JAX's); ±inf at ±1, NaN beyond (w is NaN)."""
-    w = em.op("stablehlo.negate", [emit_log1p(em, em.op("stablehlo.negate", [
-        em.op("stablehlo.multiply", [x, x], dtype)], dtype), dtype)], dtype)
-    kind = compare_type(dtype)
-    central = em.compare(w, em.const(5, dtype), "LT", kind)
-    p = _emit_polynomial(em, special_numpy.GILES_CENTRAL,
-                         em.op("stablehlo.subtract", [w, em.const(2.5, dtype)], dtype), dtype)
-    q = _emit_polynomial(em, special_numpy.GILES_TAIL, em.op("stablehlo.subtract", [
-        em.op("stablehlo.sqrt", [w], dtype), em.const(3, dtype)], dtype), dtype)
-    out = em.op("stablehlo.multiply", [em.select(central, p, q, dtype), x], dtype)
-    edge = em.compare(em.op("stablehlo.abs", [x], dtype), em.const(1, dtype), "EQ", kind)
-    return em.select(edge, em.op("stablehlo.multiply", [x, em.const(np.inf, dtype)], dtype),
-                     out, dtype)
-
-
-_erf_inv_by_op = lower_single("chlo.erf_inv")
-_erf_inv_in_float32 = cpu_real_lowering(_emit_erf_inv, _erf_inv_by_op)
-
-
-def _erf_inv_lower(ctx, x):
-    """Giles' expansion on the CPU for float32 and narrower (float64 takes XLA's longer
-    double-precision polynomial)."""
-    if ctx.avals_in[0].dtype == np.float64:
-        return _erf_inv_by_op(ctx, x)
-    return _erf_inv_in_float32(ctx, x)
-
-
-erf_inv_p, erf_inv = _special("erf_inv", special_numpy.erf_inv, _erf_inv_lower,
+erf_inv_p, erf_inv = _special("erf_inv", special_numpy.erf_inv, "chlo.erf_inv",
                               "Elementwise inverse error function (±inf at ±1, NaN outside "
                               "[-1, 1]).", jvp_parts=_ERF_INV_JVP)
 lgamma_p, lgamma = _special("lgamma", special_numpy.lgamma, "chlo.lgamma",

@@ -66,90 +66,37 @@ exp2_p, exp2 = _unary("exp2", _exp2_impl, lower_composite(_exp2_build),
                       jvp=lambda t, ans, x: mul(t, mul(ans, scalar_like(x, np.log(2.0)))))
 log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log",
                     "Elementwise natural logarithm.", jvp=lambda t, ans, x: div(t, x))
-def cpu_real_lowering(build, fallback):
-    """A lowering that emits ``build(emitter, x, dtype)`` for a real operand of a module
-    compiled for the CPU (float16/bfloat16 in float32, rounded once), and ``fallback``
-    otherwise: the CPU plugin's kernels for some functions run 2-3.5x slower than JAX's,
-    while forms built from its log, sqrt and arithmetic run as fast."""
-
-    def lower(ctx, x):
-        dtype = ctx.avals_in[0].dtype
-        if ctx.module.platform != "cpu" or dtype.kind == "c":
-            return fallback(ctx, x)
-        em = Emitter(ctx, ctx.avals_out[0].shape)
-        work = np.dtype(np.float32) if dtype.itemsize < 4 else dtype
-        x = broadcast_args(ctx, [x])[0]
-        out = build(em, x if work == dtype else em.convert(x, work), work)
-        return out if work == dtype else em.convert(out, dtype)
-
-    return lower
+_log1p_by_op = lower_single_in_float32("stablehlo.log_plus_one")
 
 
-def emit_log1p(em, x, dtype):
-    """``log(u) * (x / (u - 1))`` with ``u = 1 + x`` (``x`` where ``u - 1`` is 0, ``u`` where
-    it is infinite): within a few ulp, as the rounding error of ``u`` cancels in the ratio
-    (Goldberg, "What every computer scientist should know about floating-point arithmetic",
-    theorem 4). The CPU plugin's own log1p kernel runs 3.5x slower than JAX's."""
-    one = em.const(1, dtype)
-    u = em.op("stablehlo.add", [one, x], dtype)
+def _log1p_lower(ctx, x):
+    """``stablehlo.log_plus_one``, but on the CPU for real floats ``log(u) * (x / (u - 1))``
+    with ``u = 1 + x`` (``x`` where ``u - 1`` is 0, ``u`` where it is infinite): XLA's CPU
+    log1p kernel runs 3.5x slower than JAX's, its log as fast. Within a few ulp: the rounding
+    error of ``u`` cancels in the ratio (Goldberg, "What every computer scientist should know
+    about floating-point arithmetic", theorem 4)."""
+    dtype = ctx.avals_in[0].dtype
+    if ctx.module.platform != "cpu" or dtype.kind == "c":
+        return _log1p_by_op(ctx, x)
+    em = Emitter(ctx, ctx.avals_out[0].shape)
+    work = np.dtype(np.float32) if dtype.itemsize < 4 else dtype
+    x = broadcast_args(ctx, [x])[0]
+    if work != dtype:
+        x = em.convert(x, work)
+    one = em.const(1, work)
+    u = em.op("stablehlo.add", [one, x], work)
     # u - 1, written so that XLA's simplifier does not rewrite (x + 1) - 1 to x
-    d = em.op("stablehlo.negate", [em.op("stablehlo.add", [em.op("stablehlo.negate", [u], dtype),
-                                                           one], dtype)], dtype)
-    ratio = em.op("stablehlo.multiply", [em.op("stablehlo.log", [u], dtype),
-                                         em.op("stablehlo.divide", [x, d], dtype)], dtype)
-    kind = compare_type(dtype)
-    out = em.select(em.compare(u, em.const(np.inf, dtype), "EQ", kind), u, ratio, dtype)
-    return em.select(em.compare(d, em.const(0, dtype), "EQ", kind), x, out, dtype)
+    d = em.op("stablehlo.negate", [em.op("stablehlo.add", [em.op("stablehlo.negate", [u], work),
+                                                           one], work)], work)
+    ratio = em.op("stablehlo.multiply", [em.op("stablehlo.log", [u], work),
+                                         em.op("stablehlo.divide", [x, d], work)], work)
+    kind = compare_type(work)
+    out = em.select(em.compare(u, em.const(np.inf, work), "EQ", kind), u, ratio, work)
+    out = em.select(em.compare(d, em.const(0, work), "EQ", kind), x, out, work)
+    return out if work == dtype else em.convert(out, dtype)
 
 
-def _emit_atanh(em, x, dtype):
-    """(log1p(x) - log1p(-x)) / 2, as XLA expands it (NaN beyond ±1 from log1p itself)."""
-    difference = em.op("stablehlo.subtract",
-                       [emit_log1p(em, x, dtype),
-                        emit_log1p(em, em.op("stablehlo.negate", [x], dtype), dtype)], dtype)
-    return em.op("stablehlo.multiply", [em.const(0.5, dtype), difference], dtype)
-
-
-def _log_of_twice(em, a, dtype):
-    """log(2a) without overflowing: log(a) + log(2)."""
-    return em.op("stablehlo.add", [em.op("stablehlo.log", [a], dtype),
-                                   em.const(np.log(2.0), dtype)], dtype)
-
-
-def _beyond_square(em, a, dtype):
-    """Where 1 no longer adds to a^2 (a >= 1/sqrt(eps)): asinh and acosh are log(2a) there."""
-    limit = 1 / np.sqrt(np.finfo(dtype).eps)
-    return em.compare(a, em.const(limit, dtype), "GE", compare_type(dtype))
-
-
-def _emit_asinh(em, x, dtype):
-    """sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), log(2|x|) for large |x|."""
-    a = em.op("stablehlo.abs", [x], dtype)
-    square = em.op("stablehlo.multiply", [a, a], dtype)
-    root = em.op("stablehlo.sqrt", [em.op("stablehlo.add", [em.const(1, dtype), square], dtype)],
-                 dtype)
-    step = em.op("stablehlo.divide", [square, em.op("stablehlo.add", [em.const(1, dtype), root],
-                                                    dtype)], dtype)
-    small = emit_log1p(em, em.op("stablehlo.add", [a, step], dtype), dtype)
-    magnitude = em.select(_beyond_square(em, a, dtype), _log_of_twice(em, a, dtype), small,
-                          dtype)
-    return em.op("stablehlo.multiply", [em.op("stablehlo.sign", [x], dtype), magnitude], dtype)
-
-
-def _emit_acosh(em, x, dtype):
-    """log1p((x - 1) + sqrt((x - 1)(x + 1))), log(2x) for large x; NaN below 1 (from sqrt
-    and log1p)."""
-    one = em.const(1, dtype)
-    below = em.op("stablehlo.subtract", [x, one], dtype)
-    root = em.op("stablehlo.sqrt", [em.op("stablehlo.multiply", [
-        below, em.op("stablehlo.add", [x, one], dtype)], dtype)], dtype)
-    small = emit_log1p(em, em.op("stablehlo.add", [below, root], dtype), dtype)
-    return em.select(_beyond_square(em, x, dtype), _log_of_twice(em, x, dtype), small, dtype)
-
-
-log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p),
-                        cpu_real_lowering(emit_log1p,
-                                          lower_single_in_float32("stablehlo.log_plus_one")),
+log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p), _log1p_lower,
                         "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.",
                         jvp=lambda t, ans, x: div(t, add(x, _one(x))))
 expm1_p, expm1 = _unary("expm1", by_kind(np.expm1, cn.expm1),
@@ -260,16 +207,13 @@ sinh_p, sinh = _unary("sinh", by_kind(np.sinh, cn.sinh), "chlo.sinh",
                       "Elementwise hyperbolic sine.", jvp=lambda t, ans, x: mul(t, cosh(x)))
 cosh_p, cosh = _unary("cosh", by_kind(np.cosh, cn.cosh), "chlo.cosh",
                       "Elementwise hyperbolic cosine.", jvp=lambda t, ans, x: mul(t, sinh(x)))
-asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh),
-                        cpu_real_lowering(_emit_asinh, lower_single("chlo.asinh")),
+asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), "chlo.asinh",
                         "Elementwise inverse hyperbolic sine.",
                         jvp=lambda t, ans, x: mul(t, rsqrt(add(square(x), _one(x)))))
-acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh),
-                        cpu_real_lowering(_emit_acosh, lower_single("chlo.acosh")),
+acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), "chlo.acosh",
                         "Elementwise inverse hyperbolic cosine.",
                         jvp=lambda t, ans, x: mul(t, rsqrt(sub(square(x), _one(x)))))
-atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh),
-                        cpu_real_lowering(_emit_atanh, lower_single("chlo.atanh")),
+atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh), "chlo.atanh",
                         "Elementwise inverse hyperbolic tangent.",
                         jvp=lambda t, ans, x: mul(integer_pow(add(_one(x), x), -1),
                                                   div(t, sub(_one(x), x))))
