@@ -25,6 +25,7 @@ import os
 import numpy as np
 
 from xjax._src.core.avals import ShapedArray
+from xjax._src.runtime.live_executables import BoundedCache
 from xjax._src.core.primitive import Absent, Primitive
 from xjax._src.lax.operands import to_operand
 from xjax._src import lax
@@ -281,7 +282,7 @@ def _ffi_call_abstract_eval(*avals, result_avals, **_):
     return list(result_avals)
 
 
-_impl_cache: dict = {}
+_impl_cache = BoundedCache(128)
 
 
 def _ffi_call_impl(*values, **params):

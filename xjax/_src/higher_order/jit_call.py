@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from xjax._src.core import dtypes
+from xjax._src.runtime.live_executables import BoundedCache
 from xjax._src.core.array import Array, as_numpy
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
@@ -250,7 +251,7 @@ def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
     return jaxpr.out_avals
 
 
-_impl_cache: dict = {}
+_impl_cache = BoundedCache(256)  # id(jaxpr) -> (jaxpr, its executable)
 # Jaxprs of the nested jits jnp functions stage (as JAX's do): evaluated with the eager
 # (NumPy) interpreter when an eager higher-order primitive (a scan body, say) meets one,
 # as the same jnp call would run outside it, instead of compiling each.

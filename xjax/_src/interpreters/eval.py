@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import runtime
+from xjax._src.runtime.live_executables import BoundedCache
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.primitive import applied_on_host, compiled_when_large
@@ -145,7 +146,8 @@ def _as_dtype(value, aval):
     return np.asarray(value, dtype=aval.dtype)
 
 
-_xla_primitive_cache: dict = {}
+# Executables of single primitives, the earliest compiled dropped past the bound.
+_xla_primitive_cache = BoundedCache(1024)
 
 # The primitives of ``compiled_when_large`` (elementwise, select) run as a
 # cached XLA executable instead of their NumPy kernel when an operand has at least

@@ -151,11 +151,7 @@ def checked_jit_call(jit_fun, args, kwargs):
                            name=jit_fun._name)
         return tree_unflatten(entry.out_tree, outs)
     check_execution(jit_fun._name, flat)
-    compiled = entry.compiled
-    if compiled is None:
-        compiled = entry.compiled = jit.compile_closed_jaxpr(entry.closed, jit_fun._name,
-                                                         entry.donated)
-    outs = compiled(*flat)
+    outs = entry.executable(jit_fun._name)(*flat)
     check_outputs(jit_fun._name, outs, lambda: jit_fun._fun(*args, **kwargs))
     return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
 

@@ -30,6 +30,7 @@ from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
                                            resolve_put_target)
+from xjax._src.runtime.live_executables import LiveBound
 from xjax._src.runtime.sharded import ShardedBuffer, shard_value
 from xjax._src.runtime.sharded import note_multi_device, state as sharded_state
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
@@ -83,7 +84,7 @@ class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
     __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated",
-                 "single_leaf", "ref_plan", "partitioned")
+                 "single_leaf", "ref_plan", "partitioned", "__weakref__")
 
     def __init__(self, closed, out_tree, donated=None, ref_plan=None):
         self.closed = closed
@@ -96,6 +97,25 @@ class _TraceEntry:
         self.call_jaxpr, self.call_consts = consts_as_args(closed)
         if ref_plan is not None:  # its call passes the Refs' values and writes them back
             self.compiled = ref_plan
+
+    def executable(self, name: str):
+        """The compiled program, compiled on first need; at most ``MAX_LIVE_JIT_EXECUTABLES``
+        entries of all jit wrappers hold one at a time (the longest held is dropped, and
+        compiled again if called again: see ``runtime.live_executables``)."""
+        compiled = self.compiled
+        if compiled is None:
+            compiled = self.compiled = compile_closed_jaxpr(self.closed, name, self.donated)
+            _live_entries.admit(self)
+        return compiled
+
+
+def _drop_executable(entry: _TraceEntry) -> None:
+    entry.compiled = None
+
+
+# About 9 memory mappings each (3 for small programs; see runtime.live_executables).
+MAX_LIVE_JIT_EXECUTABLES = 1024
+_live_entries = LiveBound(MAX_LIVE_JIT_EXECUTABLES, _drop_executable)
 
 
 # One cache per function object, shared by every jit wrapper of it (JAX does the same: this
@@ -297,8 +317,7 @@ class PjitFunction:
                             else tree_unflatten(entry.out_tree, outs))
             compiled = entry.compiled
             if compiled is None:
-                compiled = entry.compiled = compile_closed_jaxpr(entry.closed, self._name,
-                                                                 entry.donated)
+                compiled = entry.executable(self._name)
             outs = compiled(*flat)
             return outs[0] if entry.single_leaf else tree_unflatten(entry.out_tree, outs)
         plan = entry.ref_plan

@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 
 from xjax._src import runtime
+from xjax._src.runtime.live_executables import BoundedCache
 from xjax._src.core.array import Array, commit
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.interpreters.eval import (concrete_operand, set_own_mesh_finder,
@@ -428,7 +429,7 @@ def _candidate_specs(mesh, ndim):
             yield PartitionSpec(*entries)
 
 
-_primitive_cache: dict = {}
+_primitive_cache = BoundedCache(256)
 
 
 def run_primitive_partitioned(primitive, args, params, mesh=None):

@@ -235,9 +235,7 @@ class Lowered(_Stage):
             compiled = compile_closed_jaxpr(self._entry.closed, self._name,
                                             self._entry.donated, dict(compiler_options))
             return Compiled(self._entry, self._name, self._in_tree, compiled)
-        if self._entry.compiled is None:
-            self._entry.compiled = compile_closed_jaxpr(self._entry.closed, self._name,
-                                                        self._entry.donated)
+        self._entry.executable(self._name)
         return Compiled(self._entry, self._name, self._in_tree)
 
     def cost_analysis(self) -> dict:
