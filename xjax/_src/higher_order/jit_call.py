@@ -154,15 +154,22 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None,
             with _monitoring.timed(_monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
                 lowered = lower_module(closed, name, donated, platform=platform)
             with _monitoring.timed(_monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
-                executable = compile_text(lowered.text, compiler_options)
+                executable = compile_text(lowered.text, _options(lowered, compiler_options))
         else:
             lowered = lower_module(closed, name, donated, platform=platform)
-            executable = compile_text(lowered.text, compiler_options)
+            executable = compile_text(lowered.text, _options(lowered, compiler_options))
     n_consts = len(lowered.const_args)
     if lowered.donated_args:
         executable._set_donated(lowered.donated_args)
     return CompiledFunction(executable, lowered.const_args, closed.in_avals, closed.out_avals,
                             lowered.text, [i - n_consts for i in lowered.donated_args])
+
+
+def _options(lowered, compiler_options):
+    """The module's own XLA options under the caller's (which win)."""
+    if lowered.compiler_options is None:
+        return compiler_options
+    return {**lowered.compiler_options, **(compiler_options or {})}
 
 
 _compile_wrapper = []  # set_compile_wrapper's

@@ -223,6 +223,9 @@ class ModuleBuilder:
         # The platform the module is compiled for ("cpu", "gpu"), when known: rules may
         # then emit a form that platform's compiler runs faster (None: portable forms).
         self.platform = platform
+        # How many of the module's reduces are short enough along the minor dimension to
+        # run without XLA's tree reduction rewrite (see lower_jaxpr.TREE_REWRITE_OPTIONAL).
+        self.short_minor_reductions = 0
         self.num_partitions = 1
         self.meshes: dict[str, str] = {}
         self.partition_mesh = None  # the device mesh of a partitioned module ("mesh")
