@@ -2,7 +2,7 @@
 without JAX); eager against jit; shapes, dtypes and JAX's errors.
 
 Most samplers are bit-equal to JAX's (xjax evaluates log1p and erf_inv as JAX's XLA does,
-see xjax/random/_jax_math.py). The others agree to a few ulp: they go through exp, tan or
+see xjax/_src/lax/cpu_math.py). The others agree to a few ulp: they go through exp, tan or
 reductions that xjax's XLA build rounds or orders differently from the one inside jaxlib.
 """
 

@@ -15,7 +15,7 @@ from xjax._src.core.ad_util import get_aval
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.lax import special_lowering as hlo
-from xjax._src.lax import special_numpy
+from xjax._src.lax import cpu_math, special_numpy
 from xjax._src.lax.compare import gt, select
 from xjax._src.lax.elementwise import (abs, add, div, integer_pow, mul, neg, parts, sign, square,
                                        sub)
@@ -121,7 +121,8 @@ Array(0., dtype=float32, weak_type=True)
 erfc_p, erfc = _special("erfc", special_numpy.erfc, "chlo.erfc",
                         "Elementwise complementary error function ``1 - erf(x)``.",
                         jvp_parts=_ERFC_JVP)
-erf_inv_p, erf_inv = _special("erf_inv", special_numpy.erf_inv, "chlo.erf_inv",
+erf_inv_p, erf_inv = _special("erf_inv", special_numpy.erf_inv, cpu_math.cpu_float32_lowering(
+                                  cpu_math.erf_inv_float32, lower_single("chlo.erf_inv"), False),
                               "Elementwise inverse error function (±inf at ±1, NaN outside "
                               "[-1, 1]).", jvp_parts=_ERF_INV_JVP)
 lgamma_p, lgamma = _special("lgamma", special_numpy.lgamma, "chlo.lgamma",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.lax import complex_numpy as cn
+from xjax._src.lax import complex_numpy as cn, cpu_math
 from xjax._src.lax.elementwise import add, div, integer_pow, mul, neg, parts, square, sub
 from xjax._src.lax.naryop import (FLOATING, INEXACT, batch_naryop, binary_wrapper, by_kind,
                                   lower_composite, lower_single, lower_single_in_float32,
@@ -66,7 +66,9 @@ exp2_p, exp2 = _unary("exp2", _exp2_impl, lower_composite(_exp2_build),
 log_p, log = _unary("log", by_kind(np.log, cn.log), "stablehlo.log",
                     "Elementwise natural logarithm.", jvp=lambda t, ans, x: div(t, x))
 log1p_p, log1p = _unary("log1p", by_kind(np.log1p, cn.log1p),
-                        lower_single_in_float32("stablehlo.log_plus_one"),
+                        cpu_math.cpu_float32_lowering(
+                            cpu_math.log1p_float32,
+                            lower_single_in_float32("stablehlo.log_plus_one")),
                         "Elementwise :math:`\\log(1 + x)`, accurate for small ``x``.",
                         jvp=lambda t, ans, x: div(t, add(x, _one(x))))
 expm1_p, expm1 = _unary("expm1", by_kind(np.expm1, cn.expm1),

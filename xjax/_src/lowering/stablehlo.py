@@ -109,6 +109,7 @@ class FunctionBuilder:
         self.value_uses: dict[str, int] = {}  # SSA value -> reads in the jaxpr lowered
         self._count = 0
         self._indent = "    "
+        self.region_depth = 0  # > 0 while a region's body (a loop's, a branch's) is built
 
     def fresh(self) -> str:
         name = f"%{self._count}"
@@ -185,6 +186,7 @@ class FunctionBuilder:
         self._count += 1
         for arg, type_str in zip(block_args, arg_types, strict=True):
             self.types[arg] = type_str
+        self.region_depth += 1
         try:
             results = list(body(self, block_args))
             types = ", ".join(self.types[r] for r in results)
@@ -193,6 +195,7 @@ class FunctionBuilder:
             inner = self.lines
         finally:
             self.lines, self._indent = saved_lines, saved_indent
+            self.region_depth -= 1
         header = ", ".join(f"{a}: {t}" for a, t in zip(block_args, arg_types, strict=True))
         block = f"{self._indent}^bb0({header}):\n" if arg_types else ""
         return "{\n" + block + "\n".join(inner) + f"\n{self._indent}}}"

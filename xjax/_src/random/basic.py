@@ -10,7 +10,6 @@ import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.random import threefry
-from xjax._src.random._jax_math import erf_inv
 from xjax._src.random._common import canonical_shape, check_shape, float_dtype, sampler_jit
 from xjax._src.random.keys import check_prng_key, return_keys
 from xjax._src.random._common import lax_module as _lax
@@ -174,16 +173,12 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 # -- normal --
 
-def normal_real_impl(key, shape, dtype, in_loop=False):
-    """Standard normal floats: ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1).
-
-    ``in_loop`` marks samples drawn inside a loop body, where XLA compiles ``lax.erf_inv``
-    exactly as JAX's does (and fuses the written-out form differently).
-    """
+def normal_real_impl(key, shape, dtype):
+    """Standard normal floats: ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1)."""
     lax = _lax()
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform_impl(key, np.asarray(low, dtype), np.asarray(1.0, dtype), shape, dtype)
-    return lax.mul(lax.full((), np.sqrt(2), dtype), lax.erf_inv(u) if in_loop else erf_inv(u))
+    return lax.mul(lax.full((), np.sqrt(2), dtype), lax.erf_inv(u))
 
 
 def normal_impl(key, shape, dtype):

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src import higher_order as control_flow
 from xjax._src.core import dtypes
 from xjax._src.random import threefry
-from xjax._src.random._jax_math import log1p
+from xjax._src.lax.transcendental import log1p
 from xjax._src.random._common import canonical_shape, check_shape, float_dtype, sampler_jit
 from xjax._src.random.basic import uniform01
 from xjax._src.random.keys import check_prng_key

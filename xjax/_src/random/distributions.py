@@ -12,7 +12,8 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.config import config
 from xjax._src.random import threefry
-from xjax._src.random._jax_math import erf_inv, log1p
+from xjax._src.lax.special import erf_inv
+from xjax._src.lax.transcendental import log1p
 from xjax._src.random._common import (broadcast_shape_of, canonical_shape, check_safe_to_cast,
                                       float_dtype, int_dtype, sampler_jit)
 from xjax._src.random.basic import normal_impl, uniform_impl

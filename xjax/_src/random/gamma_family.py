@@ -53,7 +53,7 @@ def _gamma_one(key, alpha, *, log_space):
 
     def next_normal(state):
         key, subkey = _split(state[0], 2)
-        x = normal_real_impl(subkey, (), dtype, in_loop=True)
+        x = normal_real_impl(subkey, (), dtype)
         return key, x, lax.add(one, lax.mul(x, c))
 
     def propose(state):
