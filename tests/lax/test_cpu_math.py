@@ -26,6 +26,14 @@ FORMS = {
     "erf_inv": (lax.erf_inv, special_numpy.erf_inv, lambda r, tiny, big: np.concatenate([
         r.uniform(-1, 1, 20000), 1 - _log_uniform(r, 1e-7, 1, 5000),
         _log_uniform(r, tiny, 1, 5000)]), (2, 1e-5)),  # near 1, x * x in float32 dominates
+    "atanh": (lax.atanh, np.arctanh, lambda r, tiny, big: np.concatenate([
+        r.uniform(-1, 1, 20000), _log_uniform(r, tiny, 1, 10000),
+        -_log_uniform(r, tiny, 1, 10000)]), (3, 0)),
+    "asinh": (lax.asinh, np.arcsinh, lambda r, tiny, big: np.concatenate([
+        r.uniform(-10, 10, 20000), _log_uniform(r, tiny, big, 10000),
+        -_log_uniform(r, tiny, big, 10000)]), (3, 0)),
+    "acosh": (lax.acosh, np.arccosh, lambda r, tiny, big: np.concatenate([
+        1 + _log_uniform(r, 1e-7, 1, 10000), _log_uniform(r, 1, big, 20000)]), (3, 0)),
 }
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, np.inf, -np.inf, np.nan])
 DTYPES = ["float32", "float16", "bfloat16"]
@@ -75,23 +83,46 @@ def test_special_values_as_numpy(name, dtype):
 
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_written_out_only_for_the_cpu(name):
-    fun = FORMS[name][0]
-    closed = xjax.make_jaxpr(fun)(np.ones(4, np.float32))
+    closed = xjax.make_jaxpr(FORMS[name][0])(np.ones(4, np.float32))
     assert isinstance(closed, ClosedJaxpr)
-    cpu = lower_module(closed, "f", platform="cpu").text
-    portable = lower_module(closed, "f").text
-    assert "stablehlo.divide" in cpu  # the rational function, written out
-    assert "stablehlo.divide" not in portable
+    single_ops = ("stablehlo.log_plus_one", "chlo.")
+    assert not any(op in lower_module(closed, "f", platform="cpu").text for op in single_ops)
+    assert any(op in lower_module(closed, "f").text for op in single_ops)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", sorted(FORMS))
-def test_bits_match_jax(name, dtype):
+# JAX's bits everywhere; the CHLO expansions (atanh, asinh, acosh) match JAX's bits where XLA
+# vectorizes and may differ by an ulp or two in the scalar remainder of a loop, which XLA
+# contracts differently (float16 and bfloat16 keep the single CHLO op for them)
+BIT_EXACT = ("log1p", "erf_inv")
+
+
+def _cases():
+    for name in sorted(FORMS):
+        for dtype in DTYPES if name in BIT_EXACT else ["float32"]:
+            yield name, dtype
+
+
+@pytest.mark.parametrize("name,dtype", list(_cases()))
+@pytest.mark.parametrize("context", ["alone", "loop"])
+def test_matches_jax(name, dtype, context):
     jax = pytest.importorskip("jax")
     dtype = _dtype(dtype)
     x = np.concatenate([_inputs(name, dtype), SPECIAL.astype(dtype)])
-    ours = np.asarray(xjax.jit(FORMS[name][0])(x))
-    theirs = np.asarray(jax.jit(getattr(jax.lax, name))(x))
-    bits = np.dtype(f"u{dtype.itemsize}")
-    same = (ours.view(bits) == theirs.view(bits)) | (np.isnan(ours) & np.isnan(theirs))
-    assert same.all(), (x[~same][:5], ours[~same][:5], theirs[~same][:5])
+
+    def program(lax_module):
+        fun = getattr(lax_module, name)
+        if context == "alone":
+            return fun
+        # in a loop body, between other operations (where XLA is freest to contract)
+        return lambda x: lax_module.fori_loop(0, 2, lambda i, y: fun(y) * 0 + fun(x * 1.0), x)
+
+    ours = np.asarray(xjax.jit(program(xjax.lax))(x))
+    theirs = np.asarray(jax.jit(program(jax.lax))(x))
+    bits = np.dtype(f"i{dtype.itemsize}")
+    both_nan = np.isnan(ours.astype(np.float32)) & np.isnan(theirs.astype(np.float32))
+    apart = np.where(both_nan, 0, np.abs(ours.view(bits).astype(np.int64)
+                                         - theirs.view(bits).astype(np.int64)))
+    if name in BIT_EXACT:
+        assert not apart.any(), (x[apart > 0][:5], ours[apart > 0][:5], theirs[apart > 0][:5])
+    else:
+        assert apart.max() <= 2 and (apart > 0).mean() < 0.01, (apart.max(), (apart > 0).mean())

@@ -73,6 +73,50 @@ def log1p_float32(em: Emitter, x: str) -> str:
     return em.select(is_small, small, large, _F32)
 
 
+def _op(em: Emitter, name: str, *args) -> str:
+    return em.op(f"stablehlo.{name}", args, _F32)
+
+
+def atanh_float32(em: Emitter, x: str) -> str:
+    """``0.5 * (log1p(x) - log1p(-x))``, NaN where ``|x| > 1`` (CHLO's expansion)."""
+    half_difference = _op(em, "multiply", _op(em, "subtract", log1p_float32(em, x),
+                                              log1p_float32(em, _op(em, "negate", x))),
+                          em.const(0.5, _F32))
+    outside = em.compare(_op(em, "abs", x), em.const(1.0, _F32), "GT", "FLOAT")
+    return em.select(outside, em.const(np.nan, _F32), half_difference, _F32)
+
+
+_LOG2 = float(np.log(2.0))
+
+
+def asinh_float32(em: Emitter, x: str) -> str:
+    """``sign(x) * log1p(|x| + x**2 / (sqrt(x**2 + 1) + 1))``, and ``log(|x|) + log(2)``
+    where ``x**2`` would overflow (CHLO's expansion)."""
+    one = em.const(1.0, _F32)
+    magnitude = _op(em, "abs", x)
+    square = _op(em, "multiply", x, x)
+    ratio = _op(em, "divide", square,
+                _op(em, "add", _op(em, "sqrt", _op(em, "add", square, one)), one))
+    moderate = log1p_float32(em, _op(em, "add", magnitude, ratio))
+    huge = _op(em, "add", _op(em, "log", magnitude), em.const(_LOG2, _F32))
+    is_huge = em.compare(magnitude, em.const(np.sqrt(np.finfo(np.float32).max), _F32), "GE",
+                         "FLOAT")
+    return _op(em, "multiply", _op(em, "sign", x), em.select(is_huge, huge, moderate, _F32))
+
+
+def acosh_float32(em: Emitter, x: str) -> str:
+    """``log1p(sqrt(x - 1) * (sqrt(x + 1) + sqrt(x - 1)))``, and ``log(x) + log(2)`` from
+    half the largest float up (CHLO's expansion; NaN below 1 from the square root)."""
+    one = em.const(1.0, _F32)
+    root_below = _op(em, "sqrt", _op(em, "add", x, em.const(-1.0, _F32)))
+    root_above = _op(em, "sqrt", _op(em, "add", x, one))
+    moderate = log1p_float32(em, _op(em, "multiply", root_below,
+                                     _op(em, "add", root_above, root_below)))
+    huge = _op(em, "add", _op(em, "log", x), em.const(_LOG2, _F32))
+    is_huge = em.compare(x, em.const(np.finfo(np.float32).max / 2, _F32), "GE", "FLOAT")
+    return em.select(is_huge, huge, moderate, _F32)
+
+
 def erf_inv_float32(em: Emitter, x: str) -> str:
     """Float32 ``erf_inv(x)`` as JAX's XLA computes it (Giles' single-precision expansion):
     ``w = -log1p(-x * x)``, a polynomial in ``w - 2.5`` (``w < 5``) or ``sqrt(w) - 3``, times
@@ -97,17 +141,20 @@ def erf_inv_float32(em: Emitter, x: str) -> str:
                      op("stablehlo.multiply", [p, x], _F32), _F32)
 
 
-def cpu_float32_lowering(form, fallback, in_regions=True):
+def cpu_float32_lowering(form, fallback, in_regions=True, low_floats=True):
     """A lowering by ``form(emitter, x)`` for real floats of at most 32 bits compiled for the
     CPU (float16 and bfloat16 through float32, as JAX's XLA computes them), else ``fallback``.
     With ``in_regions=False``, region bodies (loops, branches) keep ``fallback``: there the
     XLA build compiles the single op as JAX's XLA does, and the written-out form, contracted
-    differently with its neighbours, may not be (erf_inv in the gamma sampler's loop)."""
+    differently with its neighbours, may not be (erf_inv in the gamma sampler's loop).
+    With ``low_floats=False`` float16 and bfloat16 keep ``fallback``: XLA expands those
+    functions op by op in the narrow type, rounding each step."""
 
     def lower(ctx, x):
         dtype = ctx.avals_in[0].dtype
-        if ctx.module.platform != "cpu" or dtype not in _HANDLED or (
-                ctx.builder.region_depth and not in_regions):
+        handled = dtype in _HANDLED if low_floats else dtype == _F32
+        if ctx.module.platform != "cpu" or not handled or (ctx.builder.region_depth
+                                                           and not in_regions):
             return fallback(ctx, x)
         em = Emitter(ctx, ctx.avals_out[0].shape)
         (x,) = broadcast_args(ctx, [x])

@@ -179,13 +179,16 @@ sinh_p, sinh = _unary("sinh", by_kind(np.sinh, cn.sinh), "chlo.sinh",
                       "Elementwise hyperbolic sine.", jvp=lambda t, ans, x: mul(t, cosh(x)))
 cosh_p, cosh = _unary("cosh", by_kind(np.cosh, cn.cosh), "chlo.cosh",
                       "Elementwise hyperbolic cosine.", jvp=lambda t, ans, x: mul(t, sinh(x)))
-asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), "chlo.asinh",
+asinh_p, asinh = _unary("asinh", by_kind(np.arcsinh, cn.asinh), cpu_math.cpu_float32_lowering(
+                            cpu_math.asinh_float32, lower_single("chlo.asinh"), low_floats=False),
                         "Elementwise inverse hyperbolic sine.",
                         jvp=lambda t, ans, x: mul(t, rsqrt(add(square(x), _one(x)))))
-acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), "chlo.acosh",
+acosh_p, acosh = _unary("acosh", by_kind(np.arccosh, cn.acosh), cpu_math.cpu_float32_lowering(
+                            cpu_math.acosh_float32, lower_single("chlo.acosh"), low_floats=False),
                         "Elementwise inverse hyperbolic cosine.",
                         jvp=lambda t, ans, x: mul(t, rsqrt(sub(square(x), _one(x)))))
-atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh), "chlo.atanh",
+atanh_p, atanh = _unary("atanh", by_kind(np.arctanh, cn.atanh), cpu_math.cpu_float32_lowering(
+                            cpu_math.atanh_float32, lower_single("chlo.atanh"), low_floats=False),
                         "Elementwise inverse hyperbolic tangent.",
                         jvp=lambda t, ans, x: mul(integer_pow(add(_one(x), x), -1),
                                                   div(t, sub(_one(x), x))))
