@@ -29,6 +29,7 @@ from xjax._src.lax.elementwise import add, div, mul, neg
 from xjax._src.lax.gather_scatter_shapes import (check_scatter, clamp_starts, gather_shape,
                                                  scatter_window_shape, window_index,
                                                  window_starts, windows_in_bounds)
+from xjax._src.lax import sharding_rules
 from xjax._src.lax.naryop import combiner_body
 from xjax._src.lax.shape import (as_operand, broadcast_in_dim, canonicalize_shape, full, iota,
                                  reshape)
@@ -319,7 +320,8 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
 gather_p = Primitive("gather", abstract_eval=_gather_abstract_eval, impl=_gather_impl,
                      lower=_gather_lower,
                      jvp=late_rule(lambda p: jvp_by_parts(p, _gather_jvp_operand, None), "gather"),
-                     transpose=_gather_transpose, batch=_gather_batch)
+                     transpose=_gather_transpose, batch=_gather_batch,
+                     sharding_rule=sharding_rules.gather)
 
 
 def _hashable_fill(fill_value):
@@ -536,7 +538,7 @@ def _scatter_family(name, combiner, ufunc, kind, bool_ok, jvp, transpose):
 
     prim = Primitive(name, abstract_eval=abstract_eval, impl=impl,
                      lower=_scatter_lowering(kind), jvp=jvp, transpose=transpose,
-                     batch=_scatter_batch(name))
+                     batch=_scatter_batch(name), sharding_rule=sharding_rules.scatter)
 
     def wrapper(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted=False, unique_indices=False, mode=None):

@@ -18,8 +18,8 @@ from xjax._src.core.errors import ShardingTypeError
 from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, spec_names
 
 __all__ = ["broadcast_in_dim", "concatenate", "dot_general", "dynamic_slice", "elementwise",
-           "reduction", "reshape", "same_as_operand", "slice_rule", "sort", "squeeze",
-           "transpose"]
+           "gather", "reduction", "reshape", "same_as_operand", "scatter", "slice_rule", "sort",
+           "squeeze", "transpose"]
 
 
 def _entries(aval) -> tuple:
@@ -210,21 +210,105 @@ def dot_general(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
     return _sharding(_mesh([lhs, rhs]), entries, describe)
 
 
-def slice_rule(operand, *, start_indices, limit_indices, strides):
-    """A dimension taken whole keeps its split; a sliced one is unsplit (JAX asks for an
-    ``out_sharding`` there)."""
+def _varying_out_shape(operand, out_shape, name):
+    """The operand's split, kept by a result of another shape (a slice), where every split
+    dimension that changes size still divides by its axes' size; JAX refuses the rest."""
     entries = _entries(operand)
-    out = [e if start == 0 and limit == size and (strides is None or strides[d] == 1)
-           else None
-           for d, (e, start, limit, size) in enumerate(zip(entries, start_indices,
-                                                           limit_indices, operand.shape))]
-    return _sharding(_mesh([operand]), out)
+    mesh = _mesh([operand])
+    for size, out_size, entry in zip(operand.shape, out_shape, entries):
+        parts = math.prod(mesh.shape[n] for n in spec_names(entry))
+        if entry is not None and size != out_size and out_size % parts:
+            raise ShardingTypeError(
+                f"{name} on sharded dims where out dim ({out_size}) is not divisible by mesh "
+                f"axes ({parts}) with spec ({_entry_text(entry)}) is not implemented. Got "
+                f"input type={operand.str_short(short_dtypes=True)} and output "
+                f"shape={tuple(out_shape)}")
+    return _sharding(mesh, entries)
+
+
+def _entry_text(entry) -> str:
+    return ", ".join(spec_names(entry))
+
+
+def slice_rule(operand, *, start_indices, limit_indices, strides):
+    """The operand's split, where each sliced split dimension divides by its axes' size."""
+    steps = strides or (1,) * operand.ndim
+    out_shape = [max(0, -(-(limit - start) // step))
+                 for start, limit, step in zip(start_indices, limit_indices, steps)]
+    return _varying_out_shape(operand, out_shape, "slicing")
 
 
 def dynamic_slice(operand, *start_indices, slice_sizes):
-    out = [e if size == full else None
-           for e, size, full in zip(_entries(operand), slice_sizes, operand.shape)]
-    return _sharding(_mesh([operand]), out)
+    return _varying_out_shape(operand, slice_sizes, "dynamic_slice")
+
+
+def gather(operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """JAX's rule: an operand dimension taken whole (or unsplit) keeps its split in the
+    output's window dimensions; the indices' batch dimensions give theirs; the indices'
+    other dimensions must be unsplit, as must operand dimensions sliced into."""
+    mesh = _mesh([operand, indices])
+    dnums = dimension_numbers
+    operand_spec, indices_spec = _entries(operand), list(_entries(indices))
+    resolvable = (
+        all(slice_sizes[d] == operand.shape[d] or operand_spec[d] is None
+            for d in dnums.start_index_map)
+        and all(None in (indices_spec[i], operand_spec[o]) or indices_spec[i] == operand_spec[o]
+                for o, i in zip(dnums.operand_batching_dims, dnums.start_indices_batching_dims))
+        and all(e is None for i, e in enumerate(indices_spec)
+                if i not in dnums.start_indices_batching_dims))
+    if not resolvable:
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+    for o, i in zip(dnums.operand_batching_dims, dnums.start_indices_batching_dims):
+        indices_spec[i] = indices_spec[i] or operand_spec[o]
+    window = iter(d for d in range(operand.ndim)
+                  if d not in dnums.collapsed_slice_dims and d not in dnums.operand_batching_dims)
+    batch = iter(indices_spec)
+    out = [operand_spec[next(window)] if d in dnums.offset_dims else next(batch)
+           for d in range(len(dnums.offset_dims) + indices.ndim - 1)]
+    return _sharding(mesh, out)
+
+
+def scatter(operand, indices, updates, *, dimension_numbers, **params):
+    """JAX's rule (a gather's, inverted): window dimensions of the updates and the operand
+    must agree (taken whole) or be unsplit; inserted window dimensions, the indices' and
+    updates' query dimensions and the index vector must be unsplit; the result takes the
+    operand's split, completed by the updates' and the batch dimensions'."""
+    mesh = _mesh([operand, indices, updates])
+    dnums = dimension_numbers
+    operand_spec, indices_spec, updates_spec = map(_entries, (operand, indices, updates))
+    vector_dim = indices.ndim - 1
+    query_dims = [d for d in range(updates.ndim) if d not in dnums.update_window_dims]
+    updates_batching = [query_dims[i] for i in dnums.scatter_indices_batching_dims]
+    operand_window = [d for d in range(operand.ndim) if d not in dnums.inserted_window_dims
+                      and d not in dnums.operand_batching_dims]
+    resolvable = (
+        all(len({operand_spec[o], indices_spec[i], updates_spec[u]} - {None}) <= 1
+            for o, i, u in zip(dnums.operand_batching_dims, dnums.scatter_indices_batching_dims,
+                               updates_batching))
+        and all((updates.shape[u] == operand.shape[o] and updates_spec[u] == operand_spec[o])
+                or (updates_spec[u] is None and operand_spec[o] is None)
+                for u, o in zip(dnums.update_window_dims, operand_window))
+        and all(operand_spec[d] is None for d in dnums.inserted_window_dims)
+        and all(updates_spec[d] is None for d in query_dims if d not in updates_batching)
+        and all(indices_spec[d] is None for d in range(vector_dim)
+                if d not in dnums.scatter_indices_batching_dims)
+        and indices_spec[vector_dim] is None)
+    if not resolvable:
+        raise ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+            "for the scatter update as out sharding could not be resolved unambiguously (or "
+            "would require collectives on inputs). Got "
+            f"operand={operand!r}, indices={indices!r}, updates={updates!r}")
+    out = list(operand_spec)
+    for o, i, u in zip(dnums.operand_batching_dims, dnums.scatter_indices_batching_dims,
+                       updates_batching):
+        out[o] = out[o] or indices_spec[i] or updates_spec[u]
+    for u, o in zip(dnums.update_window_dims, operand_window):
+        out[o] = out[o] or updates_spec[u]
+    return _sharding(mesh, out)
 
 
 def concatenate(*operands, dimension):

@@ -28,6 +28,7 @@ from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.ref_avals import Slice
+from xjax._src.core.sharding_types import PartitionSpec
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                         promote_dtypes, to_jax, canonicalize_axis, dtype_and_weak)
@@ -695,9 +696,23 @@ def _scatter_direct(x, entries, values, kind, mode, indices_are_sorted, unique_i
         inserted_window_dims=tuple(sorted(adv_dims)),
         scatter_dims_to_operand_dims=tuple(adv_dims), operand_batching_dims=(),
         scatter_indices_batching_dims=())
+    updates_sharding = _window_sharding(x, adv_dims, len(out_shape), batch, batch_start)
     return _promoted(lambda x, v: _scatter_fn(kind)(
-        x, indices, broadcast_to(v, out_shape), dnums, indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices, mode=_scatter_mode(mode)), x, values)
+        x, indices, broadcast_to(v, out_shape, out_sharding=updates_sharding), dnums,
+        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+        mode=_scatter_mode(mode)), x, values)
+
+
+def _window_sharding(x, adv_dims, out_rank, batch, batch_start):
+    """The split of the updates of a scatter into ``x`` whose type is split (Explicit mesh
+    axes): its window dimensions split as ``x``'s, as JAX broadcasts them (None: unsplit)."""
+    sharding = getattr(aval_of(x), "_sharding", None)
+    if sharding is None:
+        return None
+    window = iter(e for d, e in enumerate(sharding.spec) if d not in adv_dims)
+    spec = [None if batch_start <= i < batch_start + len(batch) else next(window)
+            for i in range(out_rank)]
+    return None if all(e is None for e in spec) else sharding.with_spec(PartitionSpec(*spec))
 
 
 def _scatter_via_positions(x, idx, values, kind, mode, unique_indices):

@@ -241,11 +241,11 @@ def broadcast_shapes(*shapes) -> tuple:
 def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast ``array`` to ``shape`` (NumPy rules)."""
     check_arraylike("broadcast_to", array)
-    check_out_sharding(out_sharding, "jnp.broadcast_to")
+    out_sharding = check_out_sharding(out_sharding, "jnp.broadcast_to")
     array = to_jax(array)
     shape = canonicalize_shape(shape)
     arr_shape = _shape(array)
-    if arr_shape == shape:
+    if arr_shape == shape and out_sharding is None:
         return array
     if len(arr_shape) > len(shape):
         raise ValueError("Cannot broadcast to shape with fewer dimensions: "
@@ -255,7 +255,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
         raise ValueError("Incompatible types for broadcasting: input type="
                          f"{aval_of(array).str_short()} and requested type="
                          f"{aval_of(array).dtype.name}[{','.join(map(str, shape))}]")
-    return lax.broadcast_in_dim(array, shape, tuple(range(lead, len(shape))))
+    return lax.broadcast_in_dim(array, shape, tuple(range(lead, len(shape))),
+                                out_sharding=out_sharding)
 
 
 @moves_elements("args", each_alone=True)
