@@ -100,6 +100,30 @@ def log1p_jit(ns):
     return lambda: ns.block(log1p(x))
 
 
+@workload("atanh_1e6_jit", needs_jit=True, bytes_moved=8_000_000)
+def atanh_jit(ns):
+    """jnp.arctanh of 1e6 float32 values in (-1, 1), jitted (CHLO's expansion on log1p)."""
+    x = ns.asarray(np.random.default_rng(0).uniform(-1, 1, 1_000_000).astype(np.float32))
+    atanh = ns.jit(ns.np.arctanh)
+    return lambda: ns.block(atanh(x))
+
+
+@workload("layer_norm_4096x768_jit", needs_jit=True, bytes_moved=2 * 4096 * 768 * 4)
+def layer_norm_jit(ns):
+    """A transformer's layer norm over the last axis of 4096x768 float32, jitted: short
+    sums along the minor dimension (issue 19: XLA's tree rewrite slows them 2x)."""
+    x = ns.asarray(np.random.default_rng(0).standard_normal((4096, 768)).astype(np.float32))
+
+    def layer_norm(v):
+        mean = v.mean(-1, keepdims=True)
+        centred = v - mean
+        return centred * ns.transforms.lax.rsqrt((centred * centred).mean(-1, keepdims=True)
+                                                 + 1e-5)
+
+    norm = ns.jit(layer_norm)
+    return lambda: ns.block(norm(x))
+
+
 @workload("jit_call_4", needs_jit=True)
 def jit_call(ns):
     x = ns.asarray(np.arange(4, dtype=np.float32))
