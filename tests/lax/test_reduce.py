@@ -219,6 +219,11 @@ _SPLIT_CASES = [  # (shape, axes): minor chunk of 16, of 8, padded, merged trail
     ((16, 8, 300), (0, 2)),
     ((70, 130), (0, 1)),
     ((5000,), (0,)),
+    ((1000, 10), (1,)),  # short minor blocks (9-31 elements): padded to two chunks
+    ((500, 16), (1,)),
+    ((300, 20), (1,)),
+    ((700, 31), (1,)),
+    ((600, 3, 5), (1, 2)),
 ]
 
 
