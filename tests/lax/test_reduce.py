@@ -299,3 +299,28 @@ def test_modules_of_short_minor_reductions_skip_the_tree_rewrite():
     ref = rows - rows.astype(np.float64).mean(-1, keepdims=True)
     ref = ref / np.sqrt((ref ** 2).mean(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(normed, ref, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(400, 20), (300, 31), (40, 1000), (4, 50, 64)])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argminmax_in_two_passes_gives_numpys_indices(name, shape, dtype):
+    """Float argmax/argmin along 19+ trailing elements on the CPU (the split max/min, then
+    the least index holding it or a NaN): the first occurrence, NaN first, ties, infinities
+    and signed zeros as NumPy."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    with xjax.config.override(jax_enable_x64=True):
+        x = rng.integers(-3, 4, shape).astype(dtype)  # many ties
+        rows = x.reshape(-1, shape[-1])
+        rows[0] = np.nan
+        rows[1, 5:] = np.nan
+        rows[2] = -np.inf
+        rows[3] = np.inf
+        rows[4] = 0.0
+        rows[4, ::2] = -0.0
+        rows[5, 7] = np.inf
+        rows[6, 9] = -np.inf
+        fun = getattr(lax, name)
+        f = xjax.jit(lambda v: fun(v, v.ndim - 1, np.int32))
+        assert "optimization_barrier" in f.lower(x).as_text()
+        np.testing.assert_array_equal(np.asarray(f(x)), getattr(np, name)(x, axis=-1))
