@@ -82,6 +82,10 @@ with jax.set_mesh(mesh):
     show("jit_w_take0", lambda: jax.jit(lambda a: a[jnp.array([1, 3])])(w), data[[1, 3]])
     show("jit_dyn_row", lambda: jax.jit(lambda a, i: a[i])(x, 1))
     show("jit_cols", lambda: jax.jit(lambda a: a[:, 1:3])(x), data[:, 1:3])
+    show("jit_reshard_take0", lambda: jax.jit(
+        lambda a: jax.sharding.reshard(a, P())[jnp.array([1, 3])])(x), data[[1, 3]])
+    show("jit_reshard_y", lambda: jax.jit(lambda a: jax.sharding.reshard(a * 2, P(None, "y")))(x),
+         data * 2)
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
 print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
                              (x * 2).sharding.spec, x.sum(1).sharding.spec,
@@ -163,6 +167,8 @@ _EXPECTED = {
                    "divisible by mesh axes (2) with spec (x) is not implemented. Got input "
                    "type=f32[4@x,4] and output shape=(1, 4)",
     "jit_cols": "float32[4@x,2]|True",
+    "jit_reshard_take0": "float32[2,4]|True",  # reshard under jit types its result
+    "jit_reshard_y": "float32[4,4@y]|True",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

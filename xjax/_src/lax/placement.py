@@ -16,6 +16,7 @@ import numpy as np
 
 from xjax._src.core.ad_util import Zero, is_undefined
 from xjax._src.core.array import Array
+from xjax._src.core.avals import type_sharding
 from xjax._src.core.primitive import Primitive
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
@@ -219,10 +220,18 @@ def _device_put_batch(args, dims, **params):
     return device_put_p.bind(*args, **params), list(dims)
 
 
+def _device_put_sharding_rule(*avals, devices, srcs, copy_semantics):
+    """A value put on a ``NamedSharding`` takes its split as its type (unsplit for an
+    unsplit spec, as ``jax.reshard`` under ``jit``); on a device, or None, it keeps its own."""
+    return [type_sharding(target, aval.ndim) if isinstance(target, NamedSharding)
+            else getattr(aval, "_sharding", None)
+            for aval, target in zip(avals, devices, strict=True)]
+
+
 device_put_p = Primitive("device_put", abstract_eval=_device_put_abstract_eval,
                          impl=_device_put_impl, lower=_device_put_lower, jvp=_device_put_jvp,
                          transpose=_device_put_transpose, batch=_device_put_batch,
-                         multiple_results=True)
+                         multiple_results=True, sharding_rule=_device_put_sharding_rule)
 
 
 # -- sharding_constraint_p --
