@@ -1,6 +1,9 @@
 """The runtime's XLA FFI custom calls: host callbacks into Python and LAPACK getrf, compiled
 from hand-written StableHLO (no jaxprs)."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -167,3 +170,13 @@ def test_waiting_for_results_gives_values_and_errors(spin_wait):
     bad = get_client().compile(_callback_module(ffi.register_host_callback(failing)))
     with pytest.raises(XlaRuntimeError, match="late failure"):
         bad.execute([x, np.int32(0)])[0].block_until_ready()
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "1.5"])
+def test_a_bad_spin_wait_setting_is_named(value):
+    env = dict(os.environ, XJAX_SPIN_WAIT_US=value)
+    done = subprocess.run([sys.executable, "-c", "import xjax.numpy as jnp; jnp.ones(2)"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert (f"ValueError: XJAX_SPIN_WAIT_US must be a whole number of microseconds >= 0 "
+            f"(0: sleep at once), got {value!r}") in done.stderr

@@ -82,7 +82,19 @@ _pjrt.set_alias_threshold(ALIAS_THRESHOLD_BYTES)
 # than a whole small program runs (a jitted 64x64 matmul: 60 us with a sleeping wait,
 # 11 us polling; JAX sleeps: 55 us); polls yield the core, so the plugin's workers keep
 # it. XJAX_SPIN_WAIT_US sets it (0: sleep at once).
-SPIN_WAIT_US = int(os.environ.get("XJAX_SPIN_WAIT_US", "100"))
+def _spin_wait_us() -> int:
+    text = os.environ.get("XJAX_SPIN_WAIT_US", "100")
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"XJAX_SPIN_WAIT_US must be a whole number of microseconds >= 0 "
+                         f"(0: sleep at once), got {text!r}")
+    return value
+
+
+SPIN_WAIT_US = _spin_wait_us()
 _pjrt.set_spin_wait(SPIN_WAIT_US)
 
 
