@@ -1,9 +1,8 @@
 """``xjax.sharding``: meshes, partition specs and shardings, as ``jax.sharding``.
 
-xjax runs SPMD programs (``xjax.shard_map``, ``xjax.pmap``) with its vmap machinery, so
-arrays live whole on one device; these types carry layouts for validation and semantics.
-Shardings in types (``AxisType.Explicit`` propagation through ``jax.typeof``) are not
-tracked.
+Arrays with a multi-device ``NamedSharding`` hold one buffer per device and run through
+XLA's SPMD partitioner; splits over Explicit mesh axes are part of their types
+(``xjax.typeof``), as in JAX.
 """
 
 from xjax._src.core.sharding_types import (  # noqa: F401
@@ -13,6 +12,7 @@ from xjax._src.core.sharding_types import (  # noqa: F401
     get_mesh as get_mesh, set_mesh as set_mesh,
 )
 from xjax._src.api.sharding import (  # noqa: F401
-    make_single_device_sharding as make_single_device_sharding, reshard as reshard,
+    auto_axes as auto_axes, make_single_device_sharding as make_single_device_sharding,
+    reshard as reshard,
 )
 from xjax._src.api.sharding import __all__ as __all__  # noqa: F401

@@ -86,6 +86,14 @@ with jax.set_mesh(mesh):
         lambda a: jax.sharding.reshard(a, P())[jnp.array([1, 3])])(x), data[[1, 3]])
     show("jit_reshard_y", lambda: jax.jit(lambda a: jax.sharding.reshard(a * 2, P(None, "y")))(x),
          data * 2)
+    show("jit_at_get_out", lambda: jax.jit(lambda a: a.at[jnp.array([1, 3])].get(
+        out_sharding=P("x")))(x), data[[1, 3]])
+    show("jit_at_set_out", lambda: jax.jit(lambda a: a.at[0].set(
+        1.0, out_sharding=P("x", None)))(x), np.where(np.arange(4)[:, None] == 0, 1.0, data))
+    show("at_get_out", lambda: x.at[jnp.array([1, 3])].get(out_sharding=P("x")), data[[1, 3]])
+    show("auto_axes_take", lambda: jax.sharding.auto_axes(
+        lambda t, i: t[i], out_sharding=P(None, "y"))(x, jnp.array([1, 3])), data[[1, 3]])
+    show("auto_axes_missing", lambda: jax.sharding.auto_axes(lambda t: t)(x))
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
 print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
                              (x * 2).sharding.spec, x.sum(1).sharding.spec,
@@ -169,6 +177,11 @@ _EXPECTED = {
     "jit_cols": "float32[4@x,2]|True",
     "jit_reshard_take0": "float32[2,4]|True",  # reshard under jit types its result
     "jit_reshard_y": "float32[4,4@y]|True",
+    "jit_at_get_out": "float32[2@x,4]|True",
+    "jit_at_set_out": "float32[4@x,4]|True",
+    "at_get_out": "float32[2@x,4]|True",
+    "auto_axes_take": "float32[2,4@y]|True",
+    "auto_axes_missing": "TypeError: Missing required keyword argument: 'out_sharding'",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

@@ -1,14 +1,14 @@
 """``xjax.sharding``: meshes, partition specs and shardings, as ``jax.sharding``.
 
-xjax runs SPMD programs (``xjax.shard_map``, ``xjax.pmap``) with its vmap machinery, so
-arrays live whole on one device; these types carry layouts for validation and semantics.
-Shardings in types (``AxisType.Explicit`` propagation through ``jax.typeof``) are not
-tracked.
+Arrays with a multi-device ``NamedSharding`` hold one buffer per device and run through
+XLA's SPMD partitioner; splits over Explicit mesh axes are part of their types
+(``xjax.typeof``), as in JAX.
 """
 
 from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding,  # noqa: F401
                                       PartitionSpec, Sharding, SingleDeviceSharding,
                                       get_abstract_mesh, get_mesh, set_mesh)
+from xjax._src.transformations.auto_axes import auto_axes  # noqa: F401
 from xjax._src.transformations.pmap import reshard as _reshard
 
 
@@ -23,5 +23,6 @@ def reshard(xs, out_shardings):
 
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
+           "auto_axes",
            "SingleDeviceSharding", "get_abstract_mesh", "get_mesh", "make_single_device_sharding",
            "reshard", "set_mesh"]

@@ -112,7 +112,8 @@ def abstract_eval_typed(primitive, avals, params):
     rule = primitive.sharding_rule
     if rule is FROM_ABSTRACT_EVAL or not (
             any(getattr(a, "_sharding", None) is not None for a in avals)
-            or params.get("sharding") is not None or params.get("out_sharding") is not None):
+            or params.get("sharding") is not None or params.get("out_sharding") is not None
+            or primitive in split_by_params):
         return out
     shardings = None if rule is None else rule(*avals, **params)
     if not primitive.multiple_results:
@@ -122,6 +123,10 @@ def abstract_eval_typed(primitive, avals, params):
     return [o.with_sharding(s) if isinstance(o, ShapedArray) else o
             for o, s in zip(out, shardings, strict=True)]
 
+
+# Primitives whose params alone may split their results' types (device_put onto a
+# NamedSharding): their rule runs even when no operand's type is split.
+split_by_params: set = set()
 
 # Primitives whose eager application on large operands runs as a cached XLA executable
 # (``interpreters.eval``): the lax modules add the elementwise family and select.

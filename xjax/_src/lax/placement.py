@@ -17,7 +17,7 @@ import numpy as np
 from xjax._src.core.ad_util import Zero, is_undefined
 from xjax._src.core.array import Array
 from xjax._src.core.avals import type_sharding
-from xjax._src.core.primitive import Primitive
+from xjax._src.core.primitive import Primitive, split_by_params
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.operands import to_operand
@@ -232,6 +232,7 @@ device_put_p = Primitive("device_put", abstract_eval=_device_put_abstract_eval,
                          impl=_device_put_impl, lower=_device_put_lower, jvp=_device_put_jvp,
                          transpose=_device_put_transpose, batch=_device_put_batch,
                          multiple_results=True, sharding_rule=_device_put_sharding_rule)
+split_by_params.add(device_put_p)
 
 
 # -- sharding_constraint_p --

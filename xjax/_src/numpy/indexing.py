@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from xjax._src.transformations import lax_array_extras
+from xjax._src.transformations.auto_axes import auto_axes
 from xjax._src import lax
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array
@@ -788,35 +789,57 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, wrap_negative_indices=True):
-        """``x[idx]`` (with ``mode`` and ``fill_value`` for out-of-bounds positions)."""
-        return rewriting_take(self.array, self.index, mode=mode, fill_value=fill_value,
-                              indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices)
+            fill_value=None, wrap_negative_indices=True, out_sharding=None):
+        """``x[idx]`` (with ``mode`` and ``fill_value`` for out-of-bounds positions;
+        ``out_sharding`` gives the result that split, where the type rules cannot decide
+        one: the gather then runs under :func:`xjax.sharding.auto_axes`)."""
+        def take(array, index):
+            return rewriting_take(array, index, mode=mode, fill_value=fill_value,
+                                  indices_are_sorted=indices_are_sorted,
+                                  unique_indices=unique_indices)
 
-    def _update(self, kind, values, mode, indices_are_sorted, unique_indices):
+        if out_sharding is None:
+            return take(self.array, self.index)
+        return auto_axes(take, out_sharding=out_sharding)(self.array, self.index)
+
+    def _update(self, kind, values, mode, indices_are_sorted, unique_indices,
+                out_sharding=None):
         if is_extended(self.array) and (kind != "set" or not is_extended(values)):
             # keys have no arithmetic and take only keys, as in JAX
             raise TypeError(f"Cannot interpret '{self.array.dtype}' as a data type")
-        return scatter_update(self.array, self.index, values, kind, mode=mode,
-                              indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """``x[idx] = values``."""
-        return self._update("set", values, mode, indices_are_sorted, unique_indices)
+        def update(array, index, values):
+            return scatter_update(array, index, values, kind, mode=mode,
+                                  indices_are_sorted=indices_are_sorted,
+                                  unique_indices=unique_indices)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        if out_sharding is None:
+            return update(self.array, self.index, values)
+        return auto_axes(update, out_sharding=out_sharding)(self.array, self.index, values)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        """``x[idx] = values`` (``out_sharding``: as in :meth:`get`)."""
+        return self._update("set", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
         """``x[idx] += values`` (repeated indices accumulate)."""
-        return self._update("add", values, mode, indices_are_sorted, unique_indices)
+        return self._update("add", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
         """``x[idx] -= values``."""
-        return self._update("sub", values, mode, indices_are_sorted, unique_indices)
+        return self._update("sub", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
         """``x[idx] *= values``."""
-        return self._update("mul", values, mode, indices_are_sorted, unique_indices)
+        return self._update("mul", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
 
     mul = multiply
 
@@ -834,13 +857,17 @@ class _IndexUpdateRef:
                                   unique_indices=unique_indices)
         return power(self.array, exponent)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
         """``x[idx] = minimum(x[idx], values)``."""
-        return self._update("min", values, mode, indices_are_sorted, unique_indices)
+        return self._update("min", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
         """``x[idx] = maximum(x[idx], values)``."""
-        return self._update("max", values, mode, indices_are_sorted, unique_indices)
+        return self._update("max", values, mode, indices_are_sorted, unique_indices,
+                            out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = func(x[idx])`` elementwise; as in JAX, an element that index arrays
