@@ -69,6 +69,19 @@ show("w_take0", lambda: w[jnp.array([1, 3])], data[[1, 3]])
 show("jit_take1", lambda: jax.jit(lambda a: jnp.take(a, jnp.array([0, 2]), axis=1))(x),
      data[:, [0, 2]])
 show("jit_rows01", lambda: jax.jit(lambda a: a[0:2] * 2)(x), data[0:2] * 2)
+lhs = jax.device_put(np.ones((4, 2, 8), np.float32), jax.NamedSharding(mesh, P("x", None, None)))
+lhs_w = jax.device_put(np.ones((4, 2, 8), np.float32),
+                       jax.NamedSharding(mesh, P(None, None, "y")))
+kernel = np.ones((3, 2, 3), np.float32)
+same_conv = 6 * np.ones((4, 3, 8)) - np.pad(np.zeros((4, 3, 6)), ((0, 0), (0, 0), (1, 1)),
+                                            constant_values=2)
+show("conv_batch", lambda: jax.lax.conv_general_dilated(lhs, kernel, (1,), "SAME"), same_conv)
+show("jit_conv_batch", lambda: jax.jit(
+    lambda a: jax.lax.conv_general_dilated(a, kernel, (1,), "VALID"))(lhs), 6 * np.ones((4, 3, 6)))
+show("jit_conv_spatial", lambda: jax.jit(
+    lambda a: jax.lax.conv_general_dilated(a, kernel, (2,), "SAME"))(lhs_w))
+show("jit_conv_odd", lambda: jax.jit(
+    lambda a: jax.lax.conv_general_dilated(a, kernel, (1,), "VALID"))(lhs_w))
 with jax.set_mesh(mesh):
     show("dot_out_sharding", lambda: jnp.dot(x, v, out_sharding=P("x", "y")), data @ data)
     show("einsum_out_sharding", lambda: jnp.einsum("ij,jk->ki", x, v,
@@ -182,6 +195,11 @@ _EXPECTED = {
     "at_get_out": "float32[2@x,4]|True",
     "auto_axes_take": "float32[2,4@y]|True",
     "auto_axes_missing": "TypeError: Missing required keyword argument: 'out_sharding'",
+    # convolution: the input's split, where the kernel and the input's features are unsplit
+    "conv_batch": "float32[4@x,3,8]|True",
+    "jit_conv_batch": "float32[4@x,3,6]|True",
+    "jit_conv_spatial": "float32[4,3,4@y]|",
+    "jit_conv_odd": "float32[4,3,6@y]|",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

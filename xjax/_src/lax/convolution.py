@@ -14,6 +14,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.out_sharding import check_out_sharding
+from xjax._src.lax import sharding_rules
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax.ad_helpers import late_rule
 from xjax._src.lax.ad_rules import Zero, get_aval, jvp_by_parts, transpose_by_parts
@@ -417,13 +418,27 @@ def _conv_batch(args, dims, *, dimension_numbers, feature_group_count, batch_gro
     return _merge_into(out, out_spec[1], out_spec[1] + 1), out_spec[1]
 
 
+def _conv_sharding_rule(lhs, rhs, **params):
+    """JAX's rule where it decides one: with the kernel unsplit and the input's feature
+    dimension unsplit, the result takes the input's split (its batch split, say), each
+    split dimension dividing by its axes. Otherwise JAX asks for an ``out_sharding``, which
+    xjax's primitive does not carry yet: the result type is unsplit (it says less than
+    JAX's, never something false; the values are the partitioner's)."""
+    feature = params["dimension_numbers"].lhs_spec[1]
+    if (getattr(rhs, "_sharding", None) is not None
+            or getattr(lhs, "_sharding", None) is None or lhs._sharding.spec[feature] is not None):
+        return None
+    out_shape = _conv_abstract_eval(lhs, rhs, **params).shape
+    return sharding_rules.varying_out_shape(lhs, out_shape, "conv_general_dilated")
+
+
 conv_general_dilated_p = Primitive(
     "conv_general_dilated", abstract_eval=_conv_abstract_eval, impl=_conv_impl,
     lower=_conv_lower,
     jvp=late_rule(lambda p: jvp_by_parts(p, _conv_jvp_lhs, _conv_jvp_rhs),
                   "conv_general_dilated"),
     transpose=transpose_by_parts(_conv_transpose_lhs, _conv_transpose_rhs),
-    batch=_conv_batch)
+    batch=_conv_batch, sharding_rule=_conv_sharding_rule)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,

@@ -19,7 +19,7 @@ from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, spec_nam
 
 __all__ = ["broadcast_in_dim", "concatenate", "dot_general", "dynamic_slice", "elementwise",
            "gather", "reduction", "reshape", "same_as_operand", "scatter", "slice_rule", "sort",
-           "squeeze", "transpose"]
+           "squeeze", "transpose", "varying_out_shape"]
 
 
 def _entries(aval) -> tuple:
@@ -210,7 +210,7 @@ def dot_general(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
     return _sharding(_mesh([lhs, rhs]), entries, describe)
 
 
-def _varying_out_shape(operand, out_shape, name):
+def varying_out_shape(operand, out_shape, name):
     """The operand's split, kept by a result of another shape (a slice), where every split
     dimension that changes size still divides by its axes' size; JAX refuses the rest."""
     entries = _entries(operand)
@@ -235,11 +235,11 @@ def slice_rule(operand, *, start_indices, limit_indices, strides):
     steps = strides or (1,) * operand.ndim
     out_shape = [max(0, -(-(limit - start) // step))
                  for start, limit, step in zip(start_indices, limit_indices, steps)]
-    return _varying_out_shape(operand, out_shape, "slicing")
+    return varying_out_shape(operand, out_shape, "slicing")
 
 
 def dynamic_slice(operand, *start_indices, slice_sizes):
-    return _varying_out_shape(operand, slice_sizes, "dynamic_slice")
+    return varying_out_shape(operand, slice_sizes, "dynamic_slice")
 
 
 def gather(operand, indices, *, dimension_numbers, slice_sizes, **params):
