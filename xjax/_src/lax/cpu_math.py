@@ -18,6 +18,7 @@ import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.lax.naryop import Emitter, broadcast_args
+from xjax._src.lax.special_numpy import GILES_CENTRAL, GILES_TAIL
 
 _F32 = np.dtype(np.float32)
 _U32 = np.dtype(np.uint32)
@@ -32,49 +33,39 @@ LOG1P_DENOMINATOR = (1.0, 1.5062909083469192043167e1, 8.3047565967967209469434e1
                      2.2176239823732856465394e2, 3.0909872225312059774938e2,
                      2.1642788614495947685003e2, 6.0118660497603843919306e1)
 SQRT2_MINUS_1 = 0.41421356237309504880
-# Giles' float32 erf_inv coefficients, highest degree first: for w < 5, and for w >= 5
-ERF_INV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-ERF_INV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 
 
-def _horner(em: Emitter, x: str, coefficients, dtype) -> str:
-    p = em.const(coefficients[0], dtype)
+def _op(em: Emitter, name: str, *args, dtype=_F32) -> str:
+    return em.op(f"stablehlo.{name}", args, dtype)
+
+
+def _horner(em: Emitter, x: str, coefficients) -> str:
+    p = em.const(coefficients[0], _F32)
     for c in coefficients[1:]:
-        p = em.op("stablehlo.add", [em.op("stablehlo.multiply", [p, x], dtype),
-                                    em.const(c, dtype)], dtype)
+        p = _op(em, "add", _op(em, "multiply", p, x), em.const(c, _F32))
     return p
 
 
 def _rounded_apart(em: Emitter, product: str, square: str) -> str:
     """``product`` unchanged, in a form no compiler fuses into a following add: its bits
     or-ed with the sign bit of ``square`` (``x * x``: 0 unless NaN, which nothing proves)."""
-    sign = em.op("stablehlo.shift_right_logical",
-                 [em.op("stablehlo.bitcast_convert", [square], _U32), em.const(31, _U32)], _U32)
-    bits = em.op("stablehlo.or", [em.op("stablehlo.bitcast_convert", [product], _U32), sign],
-                 _U32)
-    return em.op("stablehlo.bitcast_convert", [bits], _F32)
+    sign = _op(em, "shift_right_logical", _op(em, "bitcast_convert", square, dtype=_U32),
+               em.const(31, _U32), dtype=_U32)
+    bits = _op(em, "or", _op(em, "bitcast_convert", product, dtype=_U32), sign, dtype=_U32)
+    return _op(em, "bitcast_convert", bits)
 
 
 def log1p_float32(em: Emitter, x: str) -> str:
     """Float32 ``log(1 + x)`` as JAX's XLA computes it on the CPU."""
-    large = em.op("stablehlo.log", [em.op("stablehlo.add", [x, em.const(1.0, _F32)], _F32)],
-                  _F32)
-    x_sq = em.op("stablehlo.multiply", [x, x], _F32)
-    ratio = em.op("stablehlo.divide", [_horner(em, x, LOG1P_NUMERATOR, _F32),
-                                       _horner(em, x, LOG1P_DENOMINATOR, _F32)], _F32)
-    cubic = _rounded_apart(em, em.op("stablehlo.multiply", [
-        em.op("stablehlo.multiply", [x, x_sq], _F32), ratio], _F32), x_sq)
-    half_sq = em.op("stablehlo.multiply", [em.const(-0.5, _F32), x_sq], _F32)
-    small = em.op("stablehlo.add", [x, em.op("stablehlo.add", [half_sq, cubic], _F32)], _F32)
-    is_small = em.compare(em.op("stablehlo.abs", [x], _F32), em.const(SQRT2_MINUS_1, _F32),
-                          "LT", "FLOAT")
+    large = _op(em, "log", _op(em, "add", x, em.const(1.0, _F32)))
+    x_sq = _op(em, "multiply", x, x)
+    ratio = _op(em, "divide", _horner(em, x, LOG1P_NUMERATOR),
+                _horner(em, x, LOG1P_DENOMINATOR))
+    cubic = _rounded_apart(em, _op(em, "multiply", _op(em, "multiply", x, x_sq), ratio), x_sq)
+    half_sq = _op(em, "multiply", em.const(-0.5, _F32), x_sq)
+    small = _op(em, "add", x, _op(em, "add", half_sq, cubic))
+    is_small = em.compare(_op(em, "abs", x), em.const(SQRT2_MINUS_1, _F32), "LT", "FLOAT")
     return em.select(is_small, small, large, _F32)
-
-
-def _op(em: Emitter, name: str, *args) -> str:
-    return em.op(f"stablehlo.{name}", args, _F32)
 
 
 def atanh_float32(em: Emitter, x: str) -> str:
@@ -121,24 +112,21 @@ def erf_inv_float32(em: Emitter, x: str) -> str:
     """Float32 ``erf_inv(x)`` as JAX's XLA computes it (Giles' single-precision expansion):
     ``w = -log1p(-x * x)``, a polynomial in ``w - 2.5`` (``w < 5``) or ``sqrt(w) - 3``, times
     ``x``; ``x * inf`` at ``|x| = 1``."""
-    op = em.op
-    w = op("stablehlo.negate", [log1p_float32(em, op("stablehlo.multiply", [
-        x, op("stablehlo.negate", [x], _F32)], _F32))], _F32)
+    w = _op(em, "negate", log1p_float32(em, _op(em, "multiply", x, _op(em, "negate", x))))
     central = em.compare(w, em.const(5.0, _F32), "LT", "FLOAT")
-    t = em.select(central, op("stablehlo.subtract", [w, em.const(2.5, _F32)], _F32),
-                  op("stablehlo.subtract", [op("stablehlo.sqrt", [w], _F32),
-                                            em.const(3.0, _F32)], _F32), _F32)
+    t = em.select(central, _op(em, "subtract", w, em.const(2.5, _F32)),
+                  _op(em, "subtract", _op(em, "sqrt", w), em.const(3.0, _F32)), _F32)
 
     def coefficient(i):
-        return em.select(central, em.const(ERF_INV_CENTRAL[i], _F32),
-                         em.const(ERF_INV_TAIL[i], _F32), _F32)
+        return em.select(central, em.const(GILES_CENTRAL[i], _F32),
+                         em.const(GILES_TAIL[i], _F32), _F32)
 
     p = coefficient(0)
-    for i in range(1, len(ERF_INV_CENTRAL)):
-        p = op("stablehlo.add", [coefficient(i), op("stablehlo.multiply", [p, t], _F32)], _F32)
-    at_one = em.compare(op("stablehlo.abs", [x], _F32), em.const(1.0, _F32), "EQ", "FLOAT")
-    return em.select(at_one, op("stablehlo.multiply", [x, em.const(np.inf, _F32)], _F32),
-                     op("stablehlo.multiply", [p, x], _F32), _F32)
+    for i in range(1, len(GILES_CENTRAL)):
+        p = _op(em, "add", coefficient(i), _op(em, "multiply", p, t))
+    at_one = em.compare(_op(em, "abs", x), em.const(1.0, _F32), "EQ", "FLOAT")
+    return em.select(at_one, _op(em, "multiply", x, em.const(np.inf, _F32)),
+                     _op(em, "multiply", p, x), _F32)
 
 
 def cpu_float32_lowering(form, fallback, in_regions=True, low_floats=True):

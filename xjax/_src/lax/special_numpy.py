@@ -70,19 +70,26 @@ def erfc(x):
     return np.where(large, tail, 1.0 - erf(np.where(large, 0.0, x)))
 
 
+# Giles' single-precision erfinv ("Approximating the erfinv function", 2010): with
+# w = -log((1 - y)(1 + y)), erfinv(y) = y p(w - 2.5) for w < 5, else y q(sqrt(w) - 3); the
+# coefficients from the highest power down (XLA's float32 erf_inv: lax/cpu_math.py).
+GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+              -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
 def _giles_erfinv(y):
     """Giles' single-precision approximation of erfinv, the starting point for Newton."""
     w = -np.log((1.0 - y) * (1.0 + y))
     central = w < 5.0
     wc = w - 2.5
-    p = np.full_like(y, 2.81022636e-08)
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
+    p = np.full_like(y, GILES_CENTRAL[0])
+    for c in GILES_CENTRAL[1:]:
         p = c + p * wc
     wt = np.sqrt(np.where(central, 5.0, w)) - 3.0
-    q = np.full_like(y, -0.000200214257)
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
+    q = np.full_like(y, GILES_TAIL[0])
+    for c in GILES_TAIL[1:]:
         q = c + q * wt
     return np.where(central, p, q) * y
 

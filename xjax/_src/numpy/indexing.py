@@ -829,14 +829,14 @@ class _IndexUpdateRef:
         return self._update("add", values, mode, indices_are_sorted, unique_indices,
                             out_sharding)
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None, out_sharding=None):
         """``x[idx] -= values``."""
         return self._update("sub", values, mode, indices_are_sorted, unique_indices,
                             out_sharding)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None, out_sharding=None):
         """``x[idx] *= values``."""
         return self._update("mul", values, mode, indices_are_sorted, unique_indices,
                             out_sharding)

@@ -52,6 +52,3 @@ class LiveBound:
 
     def __len__(self) -> int:
         return len(self._holders)
-
-    def clear(self) -> None:
-        self._holders.clear()
