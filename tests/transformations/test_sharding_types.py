@@ -9,6 +9,8 @@ values are checked against NumPy.
 import numpy as np
 import pytest
 
+import xjax
+
 _SETUP = """
 import numpy as np
 import xjax as jax, xjax.numpy as jnp
@@ -236,3 +238,12 @@ def test_unsplit_and_auto_types_carry_no_sharding():
     typed = xjax.core.ShapedArray((4,), np.float32,
                                   sharding=NamedSharding(auto, PartitionSpec("x")))
     assert typed == aval and str(typed) == "float32[4]"
+
+
+@pytest.mark.parametrize("bad", [3, "x", [None, 1.5]])
+def test_auto_axes_names_a_wrong_out_sharding(bad):
+    x = xjax.numpy.arange(4.0)
+    with pytest.raises(TypeError, match="auto_axes out_sharding must be a PartitionSpec"):
+        x.at[xjax.numpy.array([1])].get(out_sharding=bad)
+    with pytest.raises(TypeError, match="auto_axes out_sharding must be a PartitionSpec"):
+        xjax.sharding.auto_axes(lambda t: t, out_sharding=bad)(x)

@@ -9,8 +9,9 @@ result is resharded to the split the caller asked for.
 from __future__ import annotations
 
 from xjax._src.core.ad_util import get_aval
-from xjax._src.core.pytree import tree_map
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, get_mesh, spec_names
+from xjax._src.core.pytree import tree_flatten, tree_map
+from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
+                                           spec_names)
 from xjax._src.transformations.pmap import reshard
 from xjax._src.transformations.wrapping import wraps
 
@@ -28,7 +29,7 @@ def auto_axes(fun=None, /, *, axes=None, out_sharding=None):
     Raises
     ------
     TypeError
-        When no ``out_sharding`` is given.
+        When no ``out_sharding`` is given, or it is not shardings.
 
     Examples
     --------
@@ -52,6 +53,7 @@ def auto_axes(fun=None, /, *, axes=None, out_sharding=None):
             if "out_sharding" not in kwargs:
                 raise TypeError("Missing required keyword argument: 'out_sharding'")
             target = kwargs.pop("out_sharding")
+        _check_shardings(target)
         mesh = get_mesh()
         if mesh.empty and isinstance(target, NamedSharding):
             mesh = target.mesh
@@ -63,6 +65,14 @@ def auto_axes(fun=None, /, *, axes=None, out_sharding=None):
         return reshard(fun(*args, **kwargs), target)
 
     return run
+
+
+def _check_shardings(target) -> None:
+    is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))  # noqa: E731
+    for leaf in tree_flatten(target, is_leaf=is_leaf)[0]:
+        if not is_leaf(leaf):
+            raise TypeError("auto_axes out_sharding must be a PartitionSpec, a Sharding or a "
+                            f"pytree of them, got {leaf!r} of type {type(leaf).__name__}")
 
 
 def _without_axes(x, names, mesh):
