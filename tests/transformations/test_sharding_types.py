@@ -109,6 +109,23 @@ with jax.set_mesh(mesh):
     show("auto_axes_take", lambda: jax.sharding.auto_axes(
         lambda t, i: t[i], out_sharding=P(None, "y"))(x, jnp.array([1, 3])), data[[1, 3]])
     show("auto_axes_missing", lambda: jax.sharding.auto_axes(lambda t: t)(x))
+    show("conv_out_sharding", lambda: jax.lax.conv_general_dilated(
+        lhs, kernel, (1,), "SAME", out_sharding=P("x", None, "y")), same_conv)
+    show("jit_conv_out_sharding", lambda: jax.jit(lambda a: jax.lax.conv_general_dilated(
+        a, kernel, (1,), "SAME", out_sharding=P(None, None, "y")))(lhs_w), same_conv)
+    show("grad_conv_out_sharding", lambda: jax.grad(lambda a: jax.lax.conv_general_dilated(
+        a, kernel, (1,), "SAME", out_sharding=P("x", None, "y")).sum())(lhs))
+with jax.set_mesh(mesh):
+    print("jaxpr_reshard|" + " ".join(str(jax.make_jaxpr(
+        lambda a: jax.sharding.reshard(a, P(None, "y")))(x)).split()))
+    show("jit_grad_reshard", lambda: jax.jit(jax.grad(
+        lambda a: (jax.sharding.reshard(a, P(None, "y")) ** 2).sum()))(x), 2 * data)
+    show("vmap_reshard", lambda: jax.vmap(lambda r: jax.sharding.reshard(r, P("y")))(x), data)
+print("eval_shape_reshard|" + repr(jax.eval_shape(
+    lambda: jax.sharding.reshard(jnp.ones((4, 4)), jax.NamedSharding(mesh, P("x", "y"))))
+    .sharding.spec))
+print("eval_shape_struct|" + repr(jax.eval_shape(lambda a: a * 2, jax.ShapeDtypeStruct(
+    (4, 4), jnp.float32, sharding=jax.NamedSharding(mesh, P(None, "y")))).sharding.spec))
 print("sharding|" + repr(jax.typeof(x).sharding.spec))
 print("result_specs|" + repr([jax.jit(lambda a: jnp.sin(a) * 2)(x).sharding.spec,
                              (x * 2).sharding.spec, x.sum(1).sharding.spec,
@@ -202,6 +219,19 @@ _EXPECTED = {
     "jit_conv_batch": "float32[4@x,3,6]|True",
     "jit_conv_spatial": "float32[4,3,4@y]|",
     "jit_conv_odd": "float32[4,3,6@y]|",
+    # convolution with out_sharding (a primitive parameter, as JAX's); its gradient
+    # takes the input's split
+    "conv_out_sharding": "float32[4@x,3,8@y]|True",
+    "jit_conv_out_sharding": "float32[4,3,8@y]|True",
+    "grad_conv_out_sharding": "float32[4@x,2,8]|",
+    # reshard under a trace is JAX's reshard primitive; its transpose goes back to the
+    # operand's split
+    "jaxpr_reshard": "{ lambda ; a:f32[4@x,4]. let b:f32[4,4@y] = reshard a in (b,) }",
+    "jit_grad_reshard": "float32[4@x,4]|True",
+    "vmap_reshard": "float32[4@x,4@y]|True",
+    # eval_shape's results carry the sharding of their type
+    "eval_shape_reshard": "P('x', 'y')",
+    "eval_shape_struct": "P(None, 'y')",
     "sharding": "P('x', None)",
     # the arrays' shardings follow their types
     "result_specs": "[P('x', None), P('x', None), P('x',), P('x', 'y'), P(None, 'x')]",

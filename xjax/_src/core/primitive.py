@@ -107,7 +107,7 @@ def abstract_eval_typed(primitive, avals, params):
     A primitive without a rule gives unsplit result types: a type that says less than
     JAX's, never one that is wrong (the values are the partitioner's either way)."""
     out = primitive.abstract_eval(*avals, **params)
-    if not typed_shardings[0]:
+    if not typed_shardings[0] and primitive not in split_by_params:
         return out
     rule = primitive.sharding_rule
     if rule is FROM_ABSTRACT_EVAL or not (

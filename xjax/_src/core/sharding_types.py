@@ -20,6 +20,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from xjax._src.runtime.sharded import note_multi_device
+
 
 # -- AxisType --
 
@@ -460,8 +462,13 @@ EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
 
 
 class _MeshState(threading.local):
+    """``stack``: the meshes of ``set_mesh`` and ``with mesh:``, innermost last;
+    ``placing``: the mesh ``set_mesh`` set (None under ``with mesh:`` alone), over which
+    jit and eager operations place their results, as JAX's context mesh."""
+
     def __init__(self):
         self.stack = []
+        self.placing = None
 
 
 _mesh_state = _MeshState()
@@ -470,6 +477,13 @@ _mesh_state = _MeshState()
 def get_mesh() -> Mesh:
     """The mesh set by ``set_mesh`` (or ``with mesh:``), or an empty mesh."""
     return _mesh_state.stack[-1] if _mesh_state.stack else EMPTY_MESH
+
+
+def placement_mesh():
+    """The mesh set with ``set_mesh`` (not ``with mesh:``), or None: programs run over its
+    devices and their results are laid out over it (replicated unless split), as in JAX
+    0.10 (``jnp.ones(3).sharding`` is ``NamedSharding(mesh, P())`` under it)."""
+    return _mesh_state.placing
 
 
 def get_abstract_mesh() -> AbstractMesh:
@@ -481,14 +495,16 @@ class _SetMesh:
     """The context returned by ``set_mesh``: the mesh is already set; leaving the ``with``
     block restores the previous one."""
 
-    def __init__(self, previous):
+    def __init__(self, previous, previous_placing):
         self._previous = previous
+        self._previous_placing = previous_placing
 
     def __enter__(self):
         return None
 
     def __exit__(self, exc_type, exc_value, traceback):
         _mesh_state.stack[:] = self._previous
+        _mesh_state.placing = self._previous_placing
         return False
 
 
@@ -503,9 +519,13 @@ def set_mesh(mesh):
     """
     if mesh is not None and not isinstance(mesh, Mesh):
         raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
-    previous = list(_mesh_state.stack)
-    _mesh_state.stack[:] = [] if mesh is None or mesh.empty else [mesh]
-    return _SetMesh(previous)
+    previous, previous_placing = list(_mesh_state.stack), _mesh_state.placing
+    empty = mesh is None or mesh.empty
+    _mesh_state.stack[:] = [] if empty else [mesh]
+    _mesh_state.placing = None if empty else mesh
+    if not empty:
+        note_multi_device()  # eager operations and jit look for the placement mesh now
+    return _SetMesh(previous, previous_placing)
 
 
 # -- shardings --

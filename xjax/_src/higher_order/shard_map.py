@@ -203,7 +203,9 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma)
 
 def _lower(ctx, *operands, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma):
     module = ctx.module
-    if module.partition_mesh is None:
+    if module.partition_mesh is None or math.prod(mesh.shape[a] for a in newly_manual_axes) == 1:
+        # One device, or manual axes of size 1 (JAX inlines those bodies too: XLA's
+        # partitioner has no one-partition form of the manual computation).
         return _lower_on_one_device(ctx, operands, jaxpr, mesh, newly_manual_axes, in_specs,
                                     out_specs)
     _check_module_mesh(module.partition_mesh, mesh)

@@ -20,6 +20,7 @@ from xjax._src.core.config import config
 from xjax._src.core.floating_errors import ignore_floating_errors, restore_floating_errors
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.primitive import Absent, abstract_eval_typed
+from xjax._src.core.sharding_types import placement_mesh
 from xjax._src.core.trace import Trace, Tracer, set_root_trace
 from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.runtime.sharded import state as sharded_state
@@ -79,6 +80,8 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if sharded_state.multi_device:
             mesh = _own_mesh(primitive, params) if _own_mesh is not None else None
+            if mesh is None and primitive not in applied_on_host:
+                mesh = placement_mesh()  # set_mesh's: results over its devices, as JAX's
             if mesh is not None or any(_placed_elsewhere(x) for x in args):
                 # A jitted op over the operands' (or its own mesh's) devices, as JAX.
                 from xjax._src.transformations.jit_partitioned import run_primitive_partitioned  # transformations is a higher layer than interpreters

@@ -13,7 +13,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, che
 from xjax._src.core.trace import Trace, Tracer, set_current_trace
 from xjax._src.interpreters.eval import concrete_operand
 from xjax._src.core.trace import current_trace
-from xjax._src.core.primitive import abstract_eval_typed
+from xjax._src.core.primitive import abstract_eval_typed, split_by_params
 from xjax._src.core import source_info
 
 
@@ -113,7 +113,8 @@ class StagingTrace(Trace):
                     else self.to_atom(x))
             atoms.append(atom)
             avals.append(atom.aval)
-        out_avals = (abstract_eval_typed(primitive, avals, params) if typed_shardings[0]
+        out_avals = (abstract_eval_typed(primitive, avals, params)
+                     if typed_shardings[0] or primitive in split_by_params
                      else primitive.abstract_eval(*avals, **params))
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]

@@ -103,7 +103,7 @@ def _dilated(size, dilation):
 
 def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count, precision,
-                        preferred_element_type):
+                        preferred_element_type, out_sharding):
     check_dtype("conv_general_dilated", lhs.dtype, NUMERIC)
     if lhs.dtype != rhs.dtype:
         raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
@@ -141,7 +141,7 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count, precision,
-               preferred_element_type):
+               preferred_element_type, out_sharding):
     dn = dimension_numbers
     out_dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     work = np.result_type(lhs.dtype, np.float32) if lhs.dtype.kind in "fc" or \
@@ -222,7 +222,7 @@ def _pad_axes(x, padding):
 
 def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                 dimension_numbers, feature_group_count, batch_group_count, precision,
-                preferred_element_type):
+                preferred_element_type, out_sharding):
     dn = dimension_numbers
 
     def layout(spec, first, second):
@@ -292,7 +292,7 @@ def _cast(x, dtype):
 
 def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count, precision,
-                        preferred_element_type):
+                        preferred_element_type, out_sharding):
     """A convolution of ``ct`` with the spatially reversed kernel, its in/out features
     swapped: strides become lhs dilation and lhs dilation becomes strides."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -316,7 +316,8 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
         rhs_dilation=rhs_dilation,
         dimension_numbers=ConvDimensionNumbers(out_spec, _swap_first_two(rhs_spec), lhs_spec),
         feature_group_count=groups, batch_group_count=1, precision=precision,
-        preferred_element_type=preferred_element_type)
+        preferred_element_type=preferred_element_type,
+        out_sharding=None if batch_group_count > 1 else getattr(lhs.aval, "_sharding", None))
     out = _cast(out, lhs.aval.dtype)
     if batch_group_count > 1:  # the groups' features go back to the batch
         out = _merge_axis(_split_axis(out, lhs_spec[1], batch_group_count), lhs_spec[1],
@@ -326,7 +327,7 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
 
 def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count, precision,
-                        preferred_element_type):
+                        preferred_element_type, out_sharding):
     """A convolution of ``lhs`` with ``ct`` as the kernel, batch and features swapped:
     strides become rhs dilation; feature groups become batch groups and back."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -347,7 +348,8 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                                                _swap_first_two(out_spec),
                                                _swap_first_two(rhs_spec)),
         feature_group_count=batch_group_count, batch_group_count=feature_group_count,
-        precision=precision, preferred_element_type=preferred_element_type)
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=getattr(rhs.aval, "_sharding", None))
     return _cast(out, rhs.aval.dtype)
 
 
@@ -382,6 +384,8 @@ def _conv_batch(args, dims, *, dimension_numbers, feature_group_count, batch_gro
     splits out of the output."""
     (lhs, rhs), (dl, dr) = args, dims
     lhs_spec, rhs_spec, out_spec = dimension_numbers
+    # The batch folds into a dimension the requested split names: the type says less.
+    params = dict(params, out_sharding=None)
 
     def convolve(lhs, rhs, feature_groups, batch_groups):
         return conv_general_dilated_p.bind(lhs, rhs, dimension_numbers=dimension_numbers,
@@ -418,17 +422,19 @@ def _conv_batch(args, dims, *, dimension_numbers, feature_group_count, batch_gro
     return _merge_into(out, out_spec[1], out_spec[1] + 1), out_spec[1]
 
 
-def _conv_sharding_rule(lhs, rhs, **params):
-    """JAX's rule where it decides one: with the kernel unsplit and the input's feature
-    dimension unsplit, the result takes the input's split (its batch split, say), each
-    split dimension dividing by its axes. Otherwise JAX asks for an ``out_sharding``, which
-    xjax's primitive does not carry yet: the result type is unsplit (it says less than
-    JAX's, never something false; the values are the partitioner's)."""
+def _conv_sharding_rule(lhs, rhs, *, out_sharding, **params):
+    """JAX's rule: the requested ``out_sharding``; else, with the kernel unsplit and the
+    input's feature dimension unsplit, the input's split (its batch split, say), each split
+    dimension dividing by its axes. Otherwise, where JAX asks for an ``out_sharding``, the
+    result type is unsplit (it says less than JAX's, never something false; the values
+    are the partitioner's)."""
+    if out_sharding is not None:
+        return out_sharding
     feature = params["dimension_numbers"].lhs_spec[1]
     if (getattr(rhs, "_sharding", None) is not None
             or getattr(lhs, "_sharding", None) is None or lhs._sharding.spec[feature] is not None):
         return None
-    out_shape = _conv_abstract_eval(lhs, rhs, **params).shape
+    out_shape = _conv_abstract_eval(lhs, rhs, out_sharding=None, **params).shape
     return sharding_rules.varying_out_shape(lhs, out_shape, "conv_general_dilated")
 
 
@@ -458,7 +464,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     dimension_numbers : None, ConvDimensionNumbers or a triple of layout strings
     feature_group_count, batch_group_count : int
     out_sharding : NamedSharding or PartitionSpec, optional
-        Checked as in JAX; xjax keeps the result whole on its device.
+        The result's sharding (a PartitionSpec over the mesh set with ``set_mesh``): its
+        type under Explicit mesh axes, as in JAX.
 
     Examples
     --------
@@ -468,7 +475,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     >>> lax.conv_general_dilated(x, jnp.ones((1, 1, 2)), (1,), [(1, 1)])[0, 0]
     Array([1., 3., 3., 1.], dtype=float32)
     """
-    check_out_sharding(out_sharding, "lax.conv_general_dilated")
+    out_sharding = check_out_sharding(out_sharding, "lax.conv_general_dilated")
     lhs, rhs = to_operand(lhs), to_operand(rhs)
     dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
     n_spatial = lhs.ndim - 2
@@ -489,7 +496,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dn,
         feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
-        precision=precision, preferred_element_type=preferred_element_type)
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

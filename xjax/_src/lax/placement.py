@@ -1,11 +1,14 @@
-"""Placement in ``jax.lax``: ``with_sharding_constraint`` and the two placement primitives,
-which are identities on xjax's one device but appear in jaxprs as in JAX's:
+"""Placement in ``jax.lax``: ``with_sharding_constraint`` and the placement primitives,
+printed in jaxprs as JAX prints them; identities on one device, and in a program
+partitioned over several the constraint and ``reshard`` become sharding constraints:
 
 - ``device_put_p`` (``xjax.device_put`` of traced values): several operands at once, with
   per-operand ``devices``, ``srcs`` and ``copy_semantics`` params; linear, its transpose
   puts the cotangents back (``srcs`` and ``devices`` swapped, copying).
 - ``sharding_constraint_p`` (``lax.with_sharding_constraint``): one operand; params
   ``sharding``, ``layout``, ``context_mesh``, ``unconstrained_dims``.
+- ``reshard_p`` (``jax.sharding.reshard`` of a traced value): one operand, its type split
+  as ``dst_sharding`` says (JAX prints neither param).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import enum
 
 import numpy as np
 
-from xjax._src.core.ad_util import Zero, is_undefined
+from xjax._src.core.ad_util import Zero, get_aval, is_undefined
 from xjax._src.core.array import Array
 from xjax._src.core.avals import type_sharding
 from xjax._src.core.primitive import Primitive, split_by_params
@@ -26,7 +29,7 @@ from xjax._src.core.sharding_types import (Mesh, NamedSharding, PartitionSpec, S
 from xjax._src.lowering.stablehlo import sharding_value
 from xjax._src.runtime.sharded import note_multi_device
 
-__all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p",
+__all__ = ["with_sharding_constraint", "device_put_p", "sharding_constraint_p", "reshard_p",
            "ArrayCopySemantics"]
 
 _PY_SCALAR_TYPES = (bool, int, float, complex)
@@ -109,6 +112,8 @@ def with_sharding_constraint(x, shardings):
                          "prefix of the corresponding value; got shardings "
                          f"{shardings!r} for value structure {treedef}.") from e
     mesh = get_mesh()
+    spec_leaves = [_format_sharding(s, sub) for s, sub in zip(spec_leaves, per_leaf,
+                                                                strict=True)]
     for s in spec_leaves:
         _check_sharding(s, mesh)
     flat_shardings = []
@@ -116,6 +121,19 @@ def with_sharding_constraint(x, shardings):
         flat_shardings += [s] * len(tree_flatten(sub)[0])
     outs = [_constrain(leaf, s, mesh) for leaf, s in zip(leaves, flat_shardings, strict=True)]
     return tree_unflatten(treedef, outs)
+
+
+def _format_sharding(s, value):
+    """The sharding of a ``Format`` (``xjax.experimental.layout``: a layout and a sharding);
+    xjax holds arrays in XLA's default layout only, so another layout raises."""
+    if type(s).__name__ != "Format" or not hasattr(s, "layout"):
+        return s
+    layout, values = s.layout, tree_flatten(value)[0]
+    if hasattr(layout, "is_default_for") and not all(  # AUTO: the default, chosen by XLA
+            layout.is_default_for(np.ndim(v)) for v in values):
+        raise NotImplementedError("xjax keeps arrays in XLA's default row-major layout only; "
+                                  f"with_sharding_constraint with {s} is not supported")
+    return s.sharding
 
 
 class _DimSet(frozenset):
@@ -299,3 +317,62 @@ sharding_constraint_p = Primitive(
     "sharding_constraint", abstract_eval=_constraint_abstract_eval, impl=_constraint_impl,
     lower=_constraint_lower, jvp=_constraint_jvp, transpose=_constraint_transpose,
     batch=_constraint_batch)
+
+
+# -- reshard_p --
+
+def _reshard_abstract_eval(x, *, dst_sharding, concrete_mesh):
+    return x  # the split of its type: the sharding rule's
+
+
+def _reshard_sharding_rule(x, *, dst_sharding, concrete_mesh):
+    return type_sharding(dst_sharding, x.ndim)
+
+
+def _reshard_impl(x, *, dst_sharding, concrete_mesh):
+    return x  # eagerly the value is placed over the sharding's own mesh (its own_mesh)
+
+
+def _reshard_lower(ctx, x, *, dst_sharding, concrete_mesh):
+    return _constraint_lower(ctx, x, sharding=dst_sharding, layout=None,
+                             context_mesh=concrete_mesh, unconstrained_dims=())
+
+
+def _reshard_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    out = reshard_p.bind(x, **params)
+    return out, t if type(t) is Zero else reshard_p.bind(t, **params)
+
+
+def _split_of(aval, mesh) -> NamedSharding:
+    """The sharding ``aval``'s type is split by, or unsplit over ``mesh``."""
+    own = getattr(aval, "_sharding", None)
+    return own if own is not None else NamedSharding(mesh, PartitionSpec())
+
+
+def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
+    """The cotangent goes back to the split of the operand's type (JAX's)."""
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [reshard_p.bind(ct, dst_sharding=_split_of(x.aval, dst_sharding.mesh),
+                           concrete_mesh=concrete_mesh)]
+
+
+def _reshard_batch(args, dims, *, dst_sharding, concrete_mesh):
+    (x,), (d,) = args, dims
+    if d is None:
+        return reshard_p.bind(x, dst_sharding=dst_sharding, concrete_mesh=concrete_mesh), None
+    # The batch dimension keeps its own split (JAX's vmap over an Explicit axis).
+    own = getattr(get_aval(x), "_sharding", None)
+    entry = None if own is None else own.spec[d]
+    spec = tuple(dst_sharding.spec) + (None,) * (np.ndim(x) - 1 - len(dst_sharding.spec))
+    batched = dst_sharding.with_spec(PartitionSpec(*spec[:d], entry, *spec[d:]))
+    return reshard_p.bind(x, dst_sharding=batched, concrete_mesh=concrete_mesh), d
+
+
+reshard_p = Primitive(
+    "reshard", abstract_eval=_reshard_abstract_eval, impl=_reshard_impl, lower=_reshard_lower,
+    jvp=_reshard_jvp, transpose=_reshard_transpose, batch=_reshard_batch,
+    hidden_params=(("dst_sharding", ...), ("concrete_mesh", ...)),
+    sharding_rule=_reshard_sharding_rule)
+split_by_params.add(reshard_p)

@@ -17,6 +17,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.out_sharding import check_out_sharding
+from xjax._src.core.placement import placed_like
 from xjax._src.core.primitive import Absent, Primitive
 from xjax._src.lax import sharding_rules
 from xjax._src.core.trace import Tracer
@@ -639,7 +640,10 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         dtype = dtypes.dtype(x, canonicalize=True)
     else:
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full_like")
-    return full(fill_shape, _convert_scalar(fill_value, dtype, weak_type))
+    out = full(fill_shape, _convert_scalar(fill_value, dtype, weak_type))
+    if shape is None and type(x) is Array:  # eager: placed as x is (JAX's full_like)
+        return placed_like(out, x)
+    return out
 
 
 def zeros_like_array(x):

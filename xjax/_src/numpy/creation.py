@@ -17,6 +17,7 @@ from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.out_sharding import check_out_sharding
+from xjax._src.core.placement import placed_like, placed_over_context
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
                                         check_arraylike, convert_element_type, dtype_and_weak,
@@ -80,6 +81,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if ndmin > out.ndim:
         shape = (1,) * (ndmin - out.ndim) + tuple(out.shape)
         out = lax.broadcast_in_dim(out, shape, tuple(range(ndmin - out.ndim, ndmin)))
+    if type(out) is Array and type(object) is not Array:
+        out = placed_over_context(out, typed=False)  # under set_mesh: over its mesh (JAX's)
     return stage(out)
 
 
@@ -179,15 +182,16 @@ def _check_nonnegative(shape) -> None:
                         f"got {shape}.")
 
 
-def full_of(shape, fill, dtype, weak: bool):
-    """An array of ``shape`` filled with the scalar ``fill`` converted to ``dtype``."""
+def full_of(shape, fill, dtype, weak: bool, like=None):
+    """An array of ``shape`` filled with the scalar ``fill`` converted to ``dtype``; made
+    eagerly, it is placed as ``like`` is (``placement.placed_like``)."""
     _check_nonnegative(shape)
     if is_extended_dtype(dtype):  # PRNG keys: their data filled, or a key broadcast
         return full_extended(shape, fill, dtype)
     value = convert_element_type(fill, dtype, weak)
     if is_eager() and type(value) is Array:
         npy = np.full(shape, value._value(), dtype)
-        return Array._from_numpy(npy, ShapedArray(shape, dtype, weak))
+        return placed_like(Array._from_numpy(npy, ShapedArray(shape, dtype, weak)), like)
     return lax.broadcast_in_dim(value, shape, ())
 
 
@@ -272,33 +276,37 @@ def _like(fun_name, a, dtype, shape):
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of zeros with the shape and dtype (and weak type) of ``a``."""
+    like = a if shape is None else None
     shape, dtype, weak = _like("zeros_like", a, dtype, shape)
     check_out_sharding(out_sharding, "jnp.zeros_like")
-    return full_of(shape, 0, dtype, weak)
+    return full_of(shape, 0, dtype, weak, like)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of ones with the shape and dtype (and weak type) of ``a``."""
+    like = a if shape is None else None
     shape, dtype, weak = _like("ones_like", a, dtype, shape)
     check_out_sharding(out_sharding, "jnp.ones_like")
-    return full_of(shape, 1, dtype, weak)
+    return full_of(shape, 1, dtype, weak, like)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``prototype``."""
+    like = prototype if shape is None else None
     shape, dtype, weak = _like("empty_like", prototype, dtype, shape)
     check_out_sharding(out_sharding, "jnp.empty_like")
-    return full_of(shape, 0, dtype, weak)
+    return full_of(shape, 0, dtype, weak, like)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
     check_arraylike("full_like", 0 if _is_duck_typed(a) else a,
                     0 if is_extended(fill_value) else fill_value)
+    like = a if shape is None else None
     shape, dtype, weak = _like("full_like", a, dtype, shape)
     check_out_sharding(out_sharding, "jnp.full_like")
     if np.ndim(fill_value) == 0:
-        return full_of(shape, fill_value, dtype, weak)
+        return full_of(shape, fill_value, dtype, weak, like)
     from xjax._src.numpy.shape_ops import broadcast_to  # import cycle: shape_ops -> indexing -> creation
     return broadcast_to(convert_element_type(fill_value, dtype, weak), shape)
 
@@ -340,7 +348,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         dtype = _user_dtype(dtype, "arange")
     npy = np.arange(*values, dtype=dtype)
     if is_eager() or dtype == np.bool_:
-        return Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False))
+        return placed_over_context(Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False)))
     # Under a transformation, stage what JAX stages: iota, times step, plus start.
     out = lax.iota(dtype, npy.shape[0])
     if stop is None:

@@ -17,6 +17,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array, register_array_type
 from xjax._src.core.pytree import register_leaf_node
+from xjax._src.core.sharding_types import NamedSharding, PartitionSpec
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy import (asarray, equal, not_equal, reshape, squeeze, swapaxes as swap_axes,
                              take as take_elements, transpose)
@@ -197,6 +198,20 @@ class PRNGKeyArray:
 
     def copy(self):
         return PRNGKeyArray._unchecked(self._base)
+
+    @property
+    def sharding(self):
+        """How the keys are laid out: that of their data, whose trailing dimension (each
+        key's words) is never split."""
+        sharding = self._base.sharding
+        if isinstance(sharding, NamedSharding) and len(sharding.spec) > self.ndim:
+            return sharding.with_spec(PartitionSpec(*tuple(sharding.spec)[:self.ndim]))
+        return sharding
+
+    def devices(self) -> set:
+        return self._base.devices()
+
+    committed = property(lambda self: self._base.committed)
 
     def __repr__(self):
         return (f"Array({self.shape}, dtype={KEY_DTYPE.name}) overlaying:\n"

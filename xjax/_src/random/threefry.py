@@ -24,6 +24,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.config import config
+from xjax._src.core.placement import placed_over_context
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.prng import threefry2x32_p
 from xjax._src.random._common import lax_module as _lax
@@ -46,7 +47,7 @@ def threefry_seed(seed):
     wide = npy.astype(np.uint64) if npy.dtype.itemsize == 8 else None
     hi = (wide >> np.uint64(32)).astype(_U32) if wide is not None else np.uint32(0)
     data = np.array([hi, npy.astype(_U32)], _U32)
-    return Array._from_numpy(data, ShapedArray((2,), _U32))
+    return placed_over_context(Array._from_numpy(data, ShapedArray((2,), _U32)), typed=False)
 
 
 def _traced_seed(seed):

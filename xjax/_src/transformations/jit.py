@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from xjax._src.core import dtypes
-from xjax._src.core.array import Array, commit
+from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr
@@ -26,12 +26,12 @@ from xjax._src.interpreters.staging import DebugInfo
 from xjax._src.transformations import debug_flags as flag_checks
 from xjax._src.core import monitoring, purity
 from xjax._src import runtime
+from xjax._src.core.placement import host_value, put_array, put_sharded
 from xjax._src.core.pytree import is_leaf_node_type, prefix_leaves, tree_map
 from xjax._src.core.pytree import tree_unflatten as unflatten
 from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
                                            resolve_put_target)
 from xjax._src.runtime.live_executables import LiveBound
-from xjax._src.runtime.sharded import ShardedBuffer, shard_value
 from xjax._src.runtime.sharded import note_multi_device, state as sharded_state
 from xjax._src.lax.placement import copy_semantics_of, device_put_p
 from xjax._src.lax.operands import to_operand
@@ -53,6 +53,9 @@ def shaped_abstractify(x) -> ShapedArray:
         return python_scalar_aval(x)
     if type(aval) is AbstractRef:  # a mutable array reference (threaded by trace_with_refs)
         return aval
+    if type(x) is ShapeDtypeStruct:  # its weak type, and its sharding's Explicit split
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type,
+                           sharding=x.sharding)
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if isinstance(x, (list, tuple)) or x is None or isinstance(x, str):
@@ -376,7 +379,7 @@ class ShapeDtypeStruct:
         self.shape = tuple(shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type
-        self.sharding = sharding  # kept as given; eval_shape's results carry None, as JAX's
+        self.sharding = sharding  # kept as given; eval_shape's: a type's Explicit split
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
@@ -482,9 +485,11 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
 
 
 def shape_structs(out_tree, avals):
-    """``ShapeDtypeStruct``s of ``avals`` arranged as ``out_tree``. A key array (a leaf node
+    """``ShapeDtypeStruct``s of ``avals`` arranged as ``out_tree``, with the sharding a type
+    carries (split over Explicit axes; None otherwise, as JAX's). A key array (a leaf node
     holding its key data) becomes one struct of its key type, as in JAX."""
-    structs = unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+    structs = unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+                                                    sharding=getattr(a, "_sharding", None))
                                    for a in avals])
     is_key = lambda x: is_leaf_node_type(type(x))  # noqa: E731
     return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if is_key(x) else x, structs,
@@ -665,7 +670,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     if isinstance(device, NamedSharding) or (isinstance(device, Sharding)
                                               and len(device._device_assignment) > 1):
         # Kept as placed (JAX reports the NamedSharding, even over one device).
-        return tree_map(lambda leaf: _put_sharded(leaf, device, may_alias), x)
+        return tree_map(lambda leaf: put_sharded(leaf, device, may_alias), x)
     if isinstance(device, Sharding):  # one sharding for every leaf (checked per shape)
         sharding = device
         return tree_map(lambda leaf: _put_one(leaf, resolve_put_target(
@@ -706,54 +711,11 @@ def _put_one(leaf, device, src=None, donate=False, may_alias=None):
         copy_semantics_of(donate, may_alias)  # JAX's ValueError, as under a trace
     if type(leaf) is Array:
         # An Array's value never changes: the new buffer may share its memory.
-        return leaf if device is None else _put_array(leaf._value(), leaf._aval, device, True,
+        return leaf if device is None else put_array(leaf._value(), leaf._aval, device, True,
                                                       committed=True)
     if isinstance(leaf, Tracer):  # under a transformation: the value itself (one device)
         return leaf
-    value, aval = _host_value(leaf)
+    value, aval = host_value(leaf)
     if device is None:  # the default device, uncommitted (as JAX's)
-        return _put_array(value, aval, runtime.default_device(), may_alias)
-    return _put_array(value, aval, device, may_alias, committed=True)
-
-
-def _host_value(leaf):
-    """(NumPy value, aval) of a value that is not an Array: a Python scalar is weakly
-    typed, a dtype JAX does not keep (float64 without x64) canonicalized."""
-    value = np.asarray(leaf)
-    if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
-        aval = python_scalar_aval(leaf)
-    else:
-        aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False)
-    return value.astype(aval.dtype, copy=False), aval
-
-
-def _put_sharded(leaf, sharding, may_alias=None):
-    """``device_put`` of one leaf split over the devices of ``sharding``: one buffer per
-    device holding the part of the value its index selects."""
-    if type(leaf) is Array and type(leaf._buffer) is ShardedBuffer \
-            and leaf._buffer.sharding == sharding:
-        return leaf
-    value, aval = (leaf._value(), leaf._aval) if type(leaf) is Array else _host_value(leaf)
-    resolve_put_target(aval.shape, sharding)  # the shape fits (JAX's ValueError)
-    index_map = sharding.devices_indices_map(aval.shape)
-    devices = sharding._device_assignment
-    indices = [index_map[d] for d in devices]
-    client = runtime.get_client(devices[0].platform)
-    buffers = shard_value(client, value, devices, indices, may_alias)
-    return Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype, buffers,
-                                            indices), aval.with_sharding(sharding))
-
-
-def _put_array(value, aval, device, may_alias=None, committed=False):
-    """A device buffer of ``value`` as an Array (``committed`` to ``device`` when it was
-    named as the target). ``may_alias``: None copies memory anyone can write (the Array
-    must never change), True lets the buffer share it (the caller promises not to write
-    it), False always copies."""
-    client = runtime.get_client(device.platform)
-    buffer = client.buffer_from_numpy(np.ascontiguousarray(value).reshape(np.shape(value)),
-                                      device, may_alias=may_alias)
-    if device is not runtime.default_device():
-        note_multi_device()  # jit runs programs where their arguments are
-    if committed:
-        return commit(Array._from_buffer(buffer, aval))
-    return Array._from_buffer(buffer, aval)
+        return put_array(value, aval, runtime.default_device(), may_alias)
+    return put_array(value, aval, device, may_alias, committed=True)

@@ -20,9 +20,10 @@ from xjax._src.core.array import Array, commit
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.interpreters.eval import (concrete_operand, set_own_mesh_finder,
                                          single_equation_jaxpr)
-from xjax._src.core.sharding_types import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
-                                           SingleDeviceSharding, get_mesh, spec_axes)
-from xjax._src.lax.placement import sharding_constraint_p
+from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding,
+                                           PartitionSpec, SingleDeviceSharding, get_mesh,
+                                           placement_mesh, spec_axes)
+from xjax._src.lax.placement import reshard_p, sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
 from xjax._src.higher_order.shard_map import is_multi_device, shard_map_p
@@ -41,6 +42,9 @@ def partition_mesh(entry, flat, out_shardings=None):
     for s in out_shardings or ():
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and s.mesh.size > 1:
             return s.mesh
+    placing = placement_mesh()
+    if placing is not None:  # set_mesh's: the program runs over its devices (JAX's)
+        return placing
     device = _placed_device(flat)
     if device is not None:
         return _device_mesh(device)
@@ -76,6 +80,12 @@ def _own_mesh(primitive, params):
     if primitive is shard_map_p:
         mesh = params["mesh"]
         return mesh if is_multi_device(mesh) else None
+    sharding = _placing_sharding(primitive, params)
+    if sharding is not None:  # an eager constraint (or reshard) places its value, as JAX's
+        if not isinstance(sharding, NamedSharding) or sharding.mesh.size == 1:
+            return None
+        mesh = sharding.mesh
+        return _concrete(mesh) if isinstance(mesh, AbstractMesh) else mesh
     if not isinstance(primitive, HigherOrderPrimitive):
         return None
     for value in params.values():
@@ -91,6 +101,16 @@ def _own_mesh(primitive, params):
 
 
 set_own_mesh_finder(_own_mesh)
+
+
+def _placing_sharding(primitive, params):
+    """The sharding a sharding constraint or a reshard lays its value out by; None for
+    any other primitive."""
+    if primitive is sharding_constraint_p:
+        return params["sharding"]
+    if primitive is reshard_p:
+        return params["dst_sharding"]
+    return None
 
 
 def _concrete(mesh):
@@ -133,10 +153,9 @@ def _constraint_mesh(jaxpr):
     """The mesh of the first multi-device sharding constraint or ``shard_map`` in
     ``jaxpr`` (nested jaxprs included), or None."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive is sharding_constraint_p:
-            sharding = eqn.params["sharding"]
-            if isinstance(sharding, NamedSharding) and sharding.mesh.size > 1:
-                return sharding.mesh  # a Mesh, or an AbstractMesh resolved at the call
+        sharding = _placing_sharding(eqn.primitive, eqn.params)
+        if isinstance(sharding, NamedSharding) and sharding.mesh.size > 1:
+            return sharding.mesh  # a Mesh, or an AbstractMesh resolved at the call
         if eqn.primitive is shard_map_p and eqn.params["mesh"].size > 1:
             return eqn.params["mesh"]
         for value in eqn.params.values():
@@ -205,12 +224,13 @@ class PartitionedFunction:
         if self.donated:
             executable._set_donated([i + len(self.const_args) for i in self.donated])
         requested = self._requested or [None] * len(self.out_avals)
+        # (a program without results still reports one, the empty tuple's, sharding)
+        decoded = output_shardings(executable) if self.out_avals else []
         self.out_shardings = [
             given if given is not None else
             _named_sharding(mesh, aval.shape, tiles.partition_indices(aval.shape,
                                                                       len(devices)))
-            for tiles, aval, given in zip(output_shardings(executable), self.out_avals,
-                                          requested, strict=True)]
+            for tiles, aval, given in zip(decoded, self.out_avals, requested, strict=True)]
         self.out_indices = [[s.devices_indices_map(a.shape)[d] for d in devices]
                             for s, a in zip(self.out_shardings, self.out_avals, strict=True)]
         self._executable = executable
@@ -325,6 +345,8 @@ def _fits(sharding, shape) -> bool:
 
 def _argument_shardings(flat, mesh, name, arg_names):
     """Each argument's sharding over ``mesh`` (unsharded arguments replicated)."""
+    if mesh is placement_mesh():
+        _check_context_mesh_devices(flat, mesh, name, arg_names)
     sharded = [(i, s) for i, s in enumerate(map(argument_sharding, flat)) if s is not None]
     if any(s.mesh != mesh for _, s in sharded):
         _check_same_devices(flat, sharded, name, arg_names)
@@ -353,6 +375,22 @@ def _check_same_devices(flat, sharded, name, arg_names) -> None:
                         f"{platform}")
             raise ValueError("Received incompatible devices for jitted computation. Got "
                              f"{describe(first_index, first)} and {describe(i, sharding)}")
+
+
+def _check_context_mesh_devices(flat, mesh, name, arg_names) -> None:
+    """JAX's ValueError for an argument committed to devices other than those of the mesh
+    set with ``set_mesh``, which the program runs over."""
+    ids = sorted(d.id for d in mesh.devices.flat)
+    for i, x in enumerate(flat):
+        if type(x) is Array and x._buffer is not None and type(x._buffer) is not ShardedBuffer \
+                and x.committed and [x._buffer.device.id] != ids:
+            names = arg_names()
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument "
+                f"{names[i] if i < len(names) else i} of {name} with shape "
+                f"{x._aval.str_short()} and with device ids [{x._buffer.device.id}] on "
+                f"platform {x._buffer.device.platform.upper()} and jit's context mesh with "
+                f"device ids {ids} on platform {x._buffer.device.platform.upper()}")
 
 
 def _check_committed_devices(flat, name, arg_names) -> None:
@@ -392,6 +430,7 @@ def _named_sharding(mesh, shape, indices) -> NamedSharding:
     its order) as the partitioner did; the fewest mesh axes first."""
     devices = list(mesh.devices.flat)
     target = {d: _normalized(index, shape) for d, index in zip(devices, indices, strict=True)}
+    typed = all(t is AxisType.Explicit for t in mesh.axis_types)
     for spec in _candidate_specs(mesh, len(shape)):
         sharding = NamedSharding(mesh, spec)
         try:
@@ -399,6 +438,9 @@ def _named_sharding(mesh, shape, indices) -> NamedSharding:
         except ValueError:
             continue
         if all(_normalized(index_map[d], shape) == target[d] for d in devices):
+            if typed:  # a result's type names every dimension (JAX's P(None, None))
+                return NamedSharding(mesh, PartitionSpec(
+                    *tuple(spec), *(None,) * (len(shape) - len(spec))))
             return sharding
     raise NotImplementedError(f"a result sharding of shape {shape} that no PartitionSpec "
                               f"over {mesh} describes")
@@ -452,9 +494,19 @@ def run_primitive_partitioned(primitive, args, params, mesh=None):
     if compiled is None:
         compiled = _primitive_cache[key] = PartitionedFunction(
             single_equation_jaxpr(primitive, avals, params), primitive.name, mesh,
-            in_shardings)
+            in_shardings, _shard_map_out_shardings(primitive, params, mesh))
     outs = compiled(*values)
     return outs if primitive.multiple_results else outs[0]
+
+
+def _shard_map_out_shardings(primitive, params, mesh):
+    """A ``shard_map`` manual over every mesh axis lays its results out as its
+    ``out_specs`` say, spelled as given (JAX's ``NamedSharding(mesh, spec)``); None for any
+    other primitive (the partitioner's choice)."""
+    if primitive is not shard_map_p or set(params["newly_manual_axes"]) != set(
+            mesh.axis_names) or params["mesh"] is not mesh:
+        return None
+    return [NamedSharding(mesh, spec) for spec in params["out_specs"]]
 
 
 def _param_key(value):

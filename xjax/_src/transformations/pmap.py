@@ -11,8 +11,11 @@ import math
 
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
-from xjax._src.core.sharding_types import (AxisType, Mesh, NamedSharding, P, PartitionSpec, Shard,
-                                           Sharding, get_mesh, set_mesh)
+from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding, P,
+                                           PartitionSpec, Shard, Sharding, get_mesh, set_mesh,
+                                           spec_names)
+from xjax._src.core.trace import Tracer
+from xjax._src.lax.placement import reshard_p
 from xjax._src.transformations.shard_map import _shard_map, shard_map, smap
 from xjax._src import lax, runtime
 from xjax._src.transformations.jit import device_put, jit
@@ -70,13 +73,15 @@ def reshard(xs, out_shardings):
     """Give ``xs`` (a pytree) the shardings ``out_shardings`` (a NamedSharding, a
     PartitionSpec over the current mesh, or a pytree prefix of them).
 
-    xjax keeps every array whole on one device, so values are returned unchanged after the
-    shardings are checked against their shapes.
+    Eagerly each value is placed by its sharding (``device_put``); under a trace the
+    value's type takes the sharding. A sharding over an ``AbstractMesh`` names the mesh
+    set with ``set_mesh``.
 
     Raises
     ------
     ValueError
-        If a PartitionSpec is given with no mesh set, or a shape does not divide.
+        If a PartitionSpec is given with no mesh set, a spec names an axis that is not
+        Explicit (JAX's message), or a shape does not divide.
     """
     leaves, tree = tree_flatten(xs)
     is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))  # noqa: E731
@@ -102,9 +107,47 @@ def reshard(xs, out_shardings):
     for x, target in zip(leaves, flat_targets, strict=True):
         shape = x.shape if hasattr(x, "shape") else get_aval(x).shape
         if isinstance(target, NamedSharding):
+            _check_explicit_axes(target)
             target.check_compatible_shape(shape)
+            if isinstance(x, Tracer):  # JAX's reshard primitive: the type takes the split
+                mesh = get_mesh()
+                out.append(reshard_p.bind(x, dst_sharding=target,
+                                          concrete_mesh=None if mesh.empty else mesh))
+                continue
+            if isinstance(target.mesh, AbstractMesh) and not isinstance(x, Tracer):
+                mesh = _context_mesh_for(target, shape)
+                if mesh is None:  # nothing split and no mesh to place on: as it is (JAX's)
+                    out.append(x)
+                    continue
+                target = NamedSharding(mesh, target.spec)
         out.append(device_put(x, target))
     return tree_unflatten(tree, out)
+
+
+def _check_explicit_axes(sharding) -> None:
+    """JAX's ValueError for a reshard onto an axis that is Auto or Manual."""
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types, strict=True))
+    for axis in (n for entry in sharding.spec.partitions for n in spec_names(entry)):
+        if types.get(axis, AxisType.Explicit) is not AxisType.Explicit:
+            raise ValueError("PartitionSpec passed to reshard cannot contain axis names that "
+                             f"are of type Auto or Manual. Got PartitionSpec: {sharding.spec}"
+                             f" with axis name: {axis} of type: {types[axis]}.")
+
+
+def _context_mesh_for(sharding, shape):
+    """The mesh set with ``set_mesh`` that ``sharding``'s AbstractMesh stands for (an eager
+    reshard places values on devices); None when there is none and ``sharding`` splits
+    nothing, else a ValueError."""
+    abstract, mesh = sharding.mesh, get_mesh()
+    if mesh.empty or mesh.axis_names != abstract.axis_names or \
+            mesh.axis_sizes != abstract.axis_sizes:
+        if not any(spec_names(entry) for entry in sharding.spec.partitions):
+            return None
+        raise ValueError(f"reshard of a value of shape {tuple(shape)} onto a sharding over "
+                         f"{abstract}: its devices are those of the mesh set with "
+                         "`jax.set_mesh`, and no such mesh is set. Enter `jax.set_mesh(mesh)`"
+                         " or pass a NamedSharding over a concrete Mesh.")
+    return mesh
 
 
 # -- pmap --
