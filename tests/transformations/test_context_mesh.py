@@ -22,6 +22,7 @@ _SCRIPT = """
 import numpy as np
 import xjax as jax, xjax.numpy as jnp
 from xjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+from xjax.experimental.layout import Format, Layout
 
 def show(name, make, expected=None):
     try:
@@ -65,6 +66,9 @@ with jax.set_mesh(mesh):
         jnp.ones((8, 2)), NamedSharding(abstract, P("row", "col"))), np.ones((8, 2)))
     show("constraint_spec", lambda: jax.lax.with_sharding_constraint(
         jnp.ones((8, 2)), P("row")), np.ones((8, 2)))
+    show("constraint_format", lambda: jax.lax.with_sharding_constraint(
+        jnp.ones((8, 2)), Format(Layout((0, 1)), NamedSharding(mesh, P("row", None)))),
+        np.ones((8, 2)))
     show("reshard_auto", lambda: jax.sharding.reshard(jnp.ones((4, 4)), P("row")))
     show("reshard_auto_unsplit", lambda: jax.sharding.reshard(
         jnp.ones((4, 4)), NamedSharding(mesh, P())), np.ones((4, 4)))
@@ -87,6 +91,34 @@ with jax.set_mesh(one):
         np.arange(4.0) * 2)
 with mesh:  # the deprecated context places nothing
     show("with_mesh_ones", lambda: jnp.ones(3), np.ones(3))
+
+# out_sharding= of the functions that make arrays: their layout and their type
+def typed(name, make):
+    try:
+        out = make()
+        print(f"{name}|{out.sharding.spec}|{jax.typeof(out)}")
+    except Exception as error:
+        print(f"{name}|{type(error).__name__}: {str(error).splitlines()[0]}")
+
+for kind, types in [("explicit", (AxisType.Explicit,) * 2), ("auto", (AxisType.Auto,) * 2)]:
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=types)
+    with jax.set_mesh(mesh):
+        typed(kind + "_out_zeros", lambda: jnp.zeros((4, 4), out_sharding=P("x", "y")))
+        typed(kind + "_out_ones", lambda: jnp.ones((4, 4), out_sharding=NamedSharding(mesh, P("x"))))
+        typed(kind + "_out_full", lambda: jnp.full((4, 4), 3.0, out_sharding=P(None, "y")))
+        typed(kind + "_out_arange", lambda: jnp.arange(8, out_sharding=P("x")))
+        typed(kind + "_out_array", lambda: jnp.array(np.ones((4, 4)), out_sharding=P("x")))
+        typed(kind + "_out_zeros_like", lambda: jnp.zeros_like(jnp.ones((4, 4)), out_sharding=P("y")))
+        typed(kind + "_out_jit_zeros", lambda: jax.jit(lambda: jnp.zeros((4, 4), out_sharding=P("x", "y")))())
+        typed(kind + "_out_jit_arange", lambda: jax.jit(lambda: jnp.arange(8, out_sharding=P("x")))())
+        typed(kind + "_out_jit_full_like", lambda: jax.jit(
+            lambda a: jnp.full_like(a, 2.0, out_sharding=P("x")))(jnp.ones((4, 4))))
+        typed(kind + "_out_reshape", lambda: jnp.reshape(jnp.ones((4, 4)), (16,), out_sharding=P("x")))
+        typed(kind + "_out_jit_reshape", lambda: jax.jit(
+            lambda a: jnp.reshape(a, (16,), out_sharding=P("x")))(jnp.ones((4, 4))))
+typed("nomesh_out_zeros", lambda: jnp.zeros((4, 4), out_sharding=P("x")))
+print("out_values|" + str(np.asarray(jnp.arange(8.0, out_sharding=NamedSharding(
+    jax.make_mesh((2, 2), ("x", "y")), P("x")))).tolist()))
 """
 
 _AUTO = "Mesh('row': 2, 'col': 2, axis_types=(Auto, Auto))"
@@ -102,26 +134,6 @@ _ONE = "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
 # What JAX 0.10.2 prints for each case ("|True": the values agree with NumPy). Without a
 # mesh an unsplit Explicit result names each dimension (P(None, None)), as its type does.
 _EXPECTED = {
-    "auto_ones": _named(_AUTO, "P()") + "|True",
-    "auto_normal": _named(_AUTO, "P()") + "|",
-    "auto_add": _named(_AUTO, "P()") + "|True",
-    "auto_asarray": _named(_AUTO, "P()") + "|True",
-    "auto_device_put": _ONE + "|True",
-    "auto_arange": _named(_AUTO, "P()") + "|True",
-    "auto_jit": _named(_AUTO, "P()") + "|True",
-    "auto_key": _named(_AUTO, "P()") + "|",
-    "auto_grad": _named(_AUTO, "P()") + "|True",
-    "auto_after": _named(_AUTO, "P()") + "|True",
-    "explicit_ones": _named(_EXPLICIT, "P(None, None)") + "|True",
-    "explicit_normal": _named(_EXPLICIT, "P(None, None)") + "|",
-    "explicit_add": _named(_EXPLICIT, "P(None, None)") + "|True",
-    "explicit_asarray": _named(_EXPLICIT, "P()") + "|True",
-    "explicit_device_put": _ONE + "|True",
-    "explicit_arange": _named(_EXPLICIT, "P(None,)") + "|True",
-    "explicit_jit": _named(_EXPLICIT, "P(None,)") + "|True",
-    "explicit_key": _named(_EXPLICIT, "P()") + "|",
-    "explicit_grad": _named(_EXPLICIT, "P(None,)") + "|True",
-    "explicit_after": _named(_EXPLICIT, "P(None, None)") + "|True",
     "zeros_like": _named(_AUTO, "P('row', 'col')") + "|True",
     "full_like": _named(_AUTO, "P('row', 'col')") + "|True",
     "lax_full_like": _named(_AUTO, "P('row', 'col')") + "|True",
@@ -131,6 +143,7 @@ _EXPECTED = {
     "zeros_like_uncommitted": _ONE + "|True",
     "constraint": _named(_AUTO, "P('row', 'col')") + "|True",
     "constraint_spec": _named(_AUTO, "P('row',)") + "|True",
+    "constraint_format": _named(_AUTO, "P('row', None)") + "|True",
     # JAX appends the source location to this message
     "reshard_auto": "ValueError: PartitionSpec passed to reshard cannot contain axis names "
                     "that are of type Auto or Manual. Got PartitionSpec: P('row',) with axis "
@@ -152,7 +165,50 @@ _EXPECTED = {
     "one_device_ones": _named("Mesh('x': 1, axis_types=(Auto,))", "P()") + "|True",
     "one_device_shard_map": "|True",
     "with_mesh_ones": _ONE + "|True",
+    # out_sharding=: the result split as asked, its type too (a weak type printed "~").
+    # (JAX's jnp.asarray of a NumPy value drops an Explicit out_sharding; xjax honours it,
+    # as jnp.array does.)
+    "explicit_out_zeros": "P('x', 'y')|float32[4@x,4@y]",
+    "explicit_out_ones": "P('x', None)|float32[4@x,4]",
+    "explicit_out_full": "P(None, 'y')|~float32[4,4@y]",
+    "explicit_out_arange": "P('x',)|int32[8@x]",
+    "explicit_out_array": "P('x', None)|float32[4@x,4]",
+    "explicit_out_zeros_like": "P('y', None)|float32[4@y,4]",
+    "explicit_out_jit_zeros": "P('x', 'y')|float32[4@x,4@y]",
+    "explicit_out_jit_arange": "P('x',)|int32[8@x]",
+    "explicit_out_jit_full_like": "P('x', None)|float32[4@x,4]",
+    "explicit_out_reshape": "P('x',)|float32[16@x]",
+    "explicit_out_jit_reshape": "P('x',)|float32[16@x]",
+    "nomesh_out_zeros": "ValueError: Using PartitionSpec when you are not under a mesh context "
+                        "is not allowed. Please pass a NamedSharding instance or enter into a "
+                        "mesh context via `jax.set_mesh`. Got P('x',)",
+    # a NamedSharding over a concrete mesh needs no mesh context here (JAX asks for one)
+    "out_values": "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]",
 }
+# Per mesh kind: the spec over Auto axes, over Explicit ones (None: one device), and
+# whether the values are checked.
+_PER_KIND = {"ones": ("P()", "P(None, None)", "True"), "normal": ("P()", "P(None, None)", ""),
+             "add": ("P()", "P(None, None)", "True"), "asarray": ("P()", "P()", "True"),
+             "device_put": (None, None, "True"), "arange": ("P()", "P(None,)", "True"),
+             "jit": ("P()", "P(None,)", "True"), "key": ("P()", "P()", ""),
+             "grad": ("P()", "P(None,)", "True"), "after": ("P()", "P(None, None)", "True")}
+for _case, (_auto, _explicit, _ok) in _PER_KIND.items():
+    _EXPECTED["auto_" + _case] = (_ONE if _auto is None else _named(_AUTO, _auto)) + "|" + _ok
+    _EXPECTED["explicit_" + _case] = (_ONE if _explicit is None
+                                      else _named(_EXPLICIT, _explicit)) + "|" + _ok
+_AUTO_REFUSED = {"zeros": ("jnp.zeros", "P('x', 'y')", "x"), "ones": ("jnp.ones", "P('x',)", "x"),
+                 "full": ("full", "P(None, 'y')", "y"), "arange": ("jnp.arange", "P('x',)", "x"),
+                 "array": ("jnp.array", "P('x',)", "x"),
+                 "zeros_like": ("jnp.zeros_like", "P('y',)", "y"),
+                 "jit_zeros": ("jnp.zeros", "P('x', 'y')", "x"),
+                 "jit_arange": ("jnp.arange", "P('x',)", "x"),
+                 "jit_full_like": ("full_like", "P('x',)", "x"),
+                 "reshape": ("reshape", "P('x',)", "x"), "jit_reshape": ("reshape", "P('x',)", "x")}
+for _case, (_name, _spec, _axis) in _AUTO_REFUSED.items():
+    _EXPECTED["auto_out_" + _case] = (
+        f"ValueError: PartitionSpec passed to {_name} cannot contain axis names that are of "
+        f"type Auto or Manual. Got PartitionSpec: {_spec} with axis name: {_axis} of type: "
+        "AxisType.Auto.")
 
 @pytest.fixture(scope="module")
 def results():

@@ -1,7 +1,7 @@
 """Rule-check records of the derivative primitives of max/min pooling
 (``select_and_gather_add``, ``select_and_scatter_add``), of the general
-``select_and_scatter``, of the placement identities ``device_put`` and
-``sharding_constraint``, and of ``approx_top_k``.
+``select_and_scatter``, of the placement identities ``device_put``,
+``sharding_constraint`` and ``reshard`` (over one device), and of ``approx_top_k``.
 
 Operands are distinct values: under ties XLA's compiled reduce_window may visit a window in
 another order than the row-major NumPy impl (both pick a maximal element)."""
@@ -14,8 +14,8 @@ from xjax._src.lax.windowed import reduce_window_shape_tuple
 from op_records.shape import by_precision
 from op_table import BOOL, FLOATS, INTS, OpRecord
 from xjax._src.higher_order.reduce_window import select_and_scatter
-from xjax._src.core.sharding_types import SingleDeviceSharding
-from xjax._src.lax.placement import ArrayCopySemantics, device_put_p
+from xjax._src.core.sharding_types import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
+from xjax._src.lax.placement import ArrayCopySemantics, device_put_p, reshard_p
 from xjax._src.runtime import devices
 
 _SHAPE = (5, 6)
@@ -121,6 +121,12 @@ def _sharding_constraint(x):
     return lax.with_sharding_constraint(x, SingleDeviceSharding(devices()[0]))
 
 
+def _reshard(x):
+    mesh = Mesh(np.array(devices()[:1]), ("x",))
+    return reshard_p.bind(x, dst_sharding=NamedSharding(mesh, PartitionSpec()),
+                          concrete_mesh=None)
+
+
 def _distinct_floats(rng, shapes, dtype):
     return [_distinct(dtype, s, rng) for s in shapes]
 
@@ -137,6 +143,7 @@ RECORDS = [
              [(4, 6)], (np.float32,), make_args=_distinct_floats, name="min-values"),
     OpRecord("device_put", _device_put, [(3, 4)], FLOATS + INTS + BOOL),
     OpRecord("sharding_constraint", _sharding_constraint, [(3, 4)], FLOATS + INTS + BOOL),
+    OpRecord("reshard", _reshard, [(3, 4)], FLOATS + INTS + BOOL),
     *_gather_records(),
     *_scatter_records(),
     # the general form holds traced computations; JAX gives it no derivative rules

@@ -24,6 +24,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import check_arraylike, concrete_value
+from xjax._src.numpy.creation import laid_out
 import xjax._src.numpy as jnp
 
 __all__ = ["segment_sum", "segment_prod", "segment_min", "segment_max"]
@@ -151,7 +152,8 @@ _PARAMETERS = """
         How out-of-range ids are handled: dropped (None, ``'drop'``), or clamped into range
         (``'clip'``).
     out_sharding : NamedSharding or PartitionSpec, optional
-        Accepted for JAX compatibility; xjax arrays live whole on one device.
+        How the result is laid out over devices (and split in its type), as
+        ``jnp.zeros(out_sharding=)`` takes it.
 
     Returns
     -------
@@ -176,26 +178,30 @@ def _document(fn, what, identity, example):
 
 def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
                 unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
-    return _segment_reduce("sum", data, segment_ids, num_segments, indices_are_sorted,
-                           unique_indices, bucket_size, mode)
+    return laid_out(_segment_reduce("sum", data, segment_ids, num_segments,
+                                    indices_are_sorted, unique_indices, bucket_size, mode),
+                    out_sharding, "segment_sum")
 
 
 def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False,
                  unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
-    return _segment_reduce("prod", data, segment_ids, num_segments, indices_are_sorted,
-                           unique_indices, bucket_size, mode)
+    return laid_out(_segment_reduce("prod", data, segment_ids, num_segments,
+                                    indices_are_sorted, unique_indices, bucket_size, mode),
+                    out_sharding, "segment_prod")
 
 
 def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
                 unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
-    return _segment_reduce("max", data, segment_ids, num_segments, indices_are_sorted,
-                           unique_indices, bucket_size, mode)
+    return laid_out(_segment_reduce("max", data, segment_ids, num_segments,
+                                    indices_are_sorted, unique_indices, bucket_size, mode),
+                    out_sharding, "segment_max")
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
                 unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
-    return _segment_reduce("min", data, segment_ids, num_segments, indices_are_sorted,
-                           unique_indices, bucket_size, mode)
+    return laid_out(_segment_reduce("min", data, segment_ids, num_segments,
+                                    indices_are_sorted, unique_indices, bucket_size, mode),
+                    out_sharding, "segment_min")
 
 
 _document(segment_sum, "sum", "0",

@@ -142,8 +142,8 @@ class ShapedArray(AbstractValue):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
 
-    def __str__(self) -> str:  # JAX's: the short form
-        return self.str_short()
+    def __str__(self) -> str:  # JAX's: the short form, "~" marking a weak type
+        return f"~{self.str_short()}" if self.weak_type else self.str_short()
 
 
 def aval_of_value(value, weak_type: bool = False) -> ShapedArray:

@@ -1,16 +1,16 @@
 """The ``out_sharding`` argument of array-producing functions (``jnp.zeros``, ``jnp.dot``,
-``jnp.reshape``, ``lax.conv_general_dilated``, ...), checked as JAX checks it.
-
-xjax keeps every array whole on one device (see ``jit_shardings``), which is how JAX lays out
-any sharding over a one-device mesh, so a valid ``out_sharding`` changes no value; a wrong
-one raises JAX's error.
+``jnp.reshape``, ``lax.conv_general_dilated``, ...), checked as JAX checks it: a
+``PartitionSpec`` names the mesh set with ``set_mesh``, and the axes it splits over must be
+Explicit (JAX's ValueError otherwise). A valid ``out_sharding`` changes no value, only how
+the result is laid out over devices (and its type).
 """
 
 from __future__ import annotations
 
-from xjax._src.core.sharding_types import NamedSharding, PartitionSpec, get_mesh
+from xjax._src.core.sharding_types import (AxisType, NamedSharding, PartitionSpec, get_mesh,
+                                           spec_names)
 
-__all__ = ["check_out_sharding"]
+__all__ = ["check_out_sharding", "require_explicit_axes"]
 
 
 def check_out_sharding(out_sharding, api_name: str):
@@ -37,3 +37,16 @@ def check_out_sharding(out_sharding, api_name: str):
     raise TypeError(f"`out_sharding` argument of {api_name} only supports instances of "
                     f"`NamedSharding` or `PartitionSpec`. Got {out_sharding} of type: "
                     f"{type(out_sharding)}")
+
+
+def require_explicit_axes(sharding: NamedSharding, api_name: str) -> None:
+    """JAX's ValueError for a sharding whose spec splits over an Auto or Manual mesh axis,
+    which ``api_name`` (a function that types its result by the spec) cannot take."""
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types, strict=True))
+    for entry in sharding.spec:
+        for axis in spec_names(entry):
+            if types.get(axis, AxisType.Explicit) is not AxisType.Explicit:
+                raise ValueError(
+                    f"PartitionSpec passed to {api_name} cannot contain axis names that are "
+                    f"of type Auto or Manual. Got PartitionSpec: {sharding.spec} with axis "
+                    f"name: {axis} of type: {types[axis]}.")

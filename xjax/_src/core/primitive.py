@@ -109,7 +109,7 @@ def abstract_eval_typed(primitive, avals, params):
     out = primitive.abstract_eval(*avals, **params)
     if not typed_shardings[0] and primitive not in split_by_params:
         return out
-    rule = primitive.sharding_rule
+    rule = getattr(primitive, "sharding_rule", None)  # (jax.extend primitives have none)
     if rule is FROM_ABSTRACT_EVAL or not (
             any(getattr(a, "_sharding", None) is not None for a in avals)
             or params.get("sharding") is not None or params.get("out_sharding") is not None

@@ -2,12 +2,12 @@
 ``Sharding``, ``NamedSharding``, ``SingleDeviceSharding`` and ``Shard``.
 
 They describe how a global array is laid out over devices, with JAX 0.10.2's attributes,
-reprs and errors. xjax computes SPMD programs (``shard_map``, ``pmap``) with its vmap
-machinery, so an array always lives whole on one device: these objects carry the layout for
-validation and for the semantics of the transforms, not for placement (DESIGN.md, sharding).
+reprs and errors; a sharded array holds one buffer per device (``runtime.sharded``) and
+programs over several devices are partitioned by XLA (``transformations.jit_partitioned``).
+The mesh context lives here too: ``set_mesh`` (and the deprecated ``with mesh:``), the mesh
+``get_mesh`` returns, and the mesh results are placed over (``placement_mesh``).
 
-This module is data only: it lives in ``core`` (``xjax.core.array`` returns a
-``SingleDeviceSharding`` from ``Array.sharding``) and imports nothing above ``runtime``.
+This module is data only: it lives in ``core`` and imports nothing above ``runtime``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from xjax._src import lax
 from xjax._src.core import dtypes, errors
 from xjax._src.core.array import Array, frozen_value
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.out_sharding import check_out_sharding
+from xjax._src.core.out_sharding import check_out_sharding, require_explicit_axes
 from xjax._src.core.placement import placed_like, placed_over_context
 from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize_shape,
@@ -26,8 +26,28 @@ from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize
 from xjax._src.numpy.extended import full as full_extended, is_extended, is_extended_dtype, \
     moves_elements
 from xjax._src.numpy.nested_jit import jit_when_staged
+from xjax._src.transformations.pmap import reshard
 
 _PY_SCALARS = (bool, int, float, complex)
+
+
+def laid_out(out, out_sharding, api_name: str):
+    """``out`` laid out by ``out_sharding`` (a ``NamedSharding``, or a ``PartitionSpec``
+    over the mesh set with ``set_mesh``), as JAX's array-producing functions lay out their
+    results: split over its devices eagerly, its type split under a trace. None leaves
+    ``out`` as it is.
+
+    Raises
+    ------
+    ValueError
+        JAX's, for a spec over Auto or Manual axes (naming ``api_name``), a PartitionSpec
+        without a mesh, or a shape the spec does not divide.
+    """
+    sharding = check_out_sharding(out_sharding, api_name)
+    if sharding is None:
+        return out
+    require_explicit_axes(sharding, api_name)
+    return reshard(out, sharding)
 
 
 def _user_dtype(dtype, fun_name, default=None):
@@ -59,7 +79,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     copy, order, device
         Accepted for NumPy compatibility (Arrays are immutable; only C order exists).
     out_sharding : NamedSharding or PartitionSpec, optional
-        Checked as in JAX; xjax keeps the array whole on its device.
+        How the result is laid out over devices (and split in its type), as in JAX; the
+        spec may name Explicit mesh axes only.
     ndmin : int
         Minimum number of dimensions (leading size-1 dims are added).
 
@@ -83,7 +104,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
         out = lax.broadcast_in_dim(out, shape, tuple(range(ndmin - out.ndim, ndmin)))
     if type(out) is Array and type(object) is not Array:
         out = placed_over_context(out, typed=False)  # under set_mesh: over its mesh (JAX's)
-    return stage(out)
+    return stage(laid_out(out, out_sharding, "jnp.array"))
 
 
 def _array(obj, dtype):
@@ -160,9 +181,9 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
     Array(1., dtype=float32, weak_type=True)
     """
     check_out_sharding(out_sharding, "jnp.asarray")
-    if dtype is None and type(a) is Array and is_eager():
+    if dtype is None and type(a) is Array and is_eager() and out_sharding is None:
         return a
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+    return array(a, dtype=dtype, copy=bool(copy), order=order, out_sharding=out_sharding)
 
 
 @moves_elements("a")
@@ -206,24 +227,21 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "zeros", dtypes.default_float_dtype())
-    check_out_sharding(out_sharding, "jnp.zeros")
-    return full_of(shape, 0, dtype, False)
+    return laid_out(full_of(shape, 0, dtype, False), out_sharding, "jnp.zeros")
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (default dtype: float32, or float64 with x64)."""
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "ones", dtypes.default_float_dtype())
-    check_out_sharding(out_sharding, "jnp.ones")
-    return full_of(shape, 1, dtype, False)
+    return laid_out(full_of(shape, 1, dtype, False), out_sharding, "jnp.ones")
 
 
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros: XLA has no uninitialized memory (as in JAX)."""
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "empty", dtypes.default_float_dtype())
-    check_out_sharding(out_sharding, "jnp.empty")
-    return full_of(shape, 0, dtype, False)
+    return laid_out(full_of(shape, 0, dtype, False), out_sharding, "jnp.empty")
 
 
 @moves_elements("fill_value")
@@ -234,16 +252,17 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     ``jnp.full(2, 7)`` is a weakly typed int32 array.
     """
     check_arraylike("full", fill_value)
-    check_out_sharding(out_sharding, "jnp.full")
+    check_out_sharding(out_sharding, "full")
     shape = canonicalize_shape(shape)
     if dtype is None:
         dtype, weak = dtype_and_weak(fill_value)
     else:
         dtype, weak = _user_dtype(dtype, "full"), False
     if np.ndim(fill_value) == 0:
-        return full_of(shape, fill_value, dtype, weak)
+        return laid_out(full_of(shape, fill_value, dtype, weak), out_sharding, "full")
     from xjax._src.numpy.shape_ops import broadcast_to  # import cycle: shape_ops -> indexing -> creation
-    return broadcast_to(convert_element_type(fill_value, dtype, weak), shape)
+    return laid_out(broadcast_to(convert_element_type(fill_value, dtype, weak), shape),
+                    out_sharding, "full")
 
 
 def _is_duck_typed(a) -> bool:
@@ -278,24 +297,21 @@ def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of zeros with the shape and dtype (and weak type) of ``a``."""
     like = a if shape is None else None
     shape, dtype, weak = _like("zeros_like", a, dtype, shape)
-    check_out_sharding(out_sharding, "jnp.zeros_like")
-    return full_of(shape, 0, dtype, weak, like)
+    return laid_out(full_of(shape, 0, dtype, weak, like), out_sharding, "jnp.zeros_like")
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array of ones with the shape and dtype (and weak type) of ``a``."""
     like = a if shape is None else None
     shape, dtype, weak = _like("ones_like", a, dtype, shape)
-    check_out_sharding(out_sharding, "jnp.ones_like")
-    return full_of(shape, 1, dtype, weak, like)
+    return laid_out(full_of(shape, 1, dtype, weak, like), out_sharding, "jnp.ones_like")
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``prototype``."""
     like = prototype if shape is None else None
     shape, dtype, weak = _like("empty_like", prototype, dtype, shape)
-    check_out_sharding(out_sharding, "jnp.empty_like")
-    return full_of(shape, 0, dtype, weak, like)
+    return laid_out(full_of(shape, 0, dtype, weak, like), out_sharding, "jnp.empty_like")
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -304,11 +320,12 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
                     0 if is_extended(fill_value) else fill_value)
     like = a if shape is None else None
     shape, dtype, weak = _like("full_like", a, dtype, shape)
-    check_out_sharding(out_sharding, "jnp.full_like")
+    check_out_sharding(out_sharding, "full_like")
     if np.ndim(fill_value) == 0:
-        return full_of(shape, fill_value, dtype, weak, like)
+        return laid_out(full_of(shape, fill_value, dtype, weak, like), out_sharding, "full_like")
     from xjax._src.numpy.shape_ops import broadcast_to  # import cycle: shape_ops -> indexing -> creation
-    return broadcast_to(convert_element_type(fill_value, dtype, weak), shape)
+    return laid_out(broadcast_to(convert_element_type(fill_value, dtype, weak), shape),
+                    out_sharding, "full_like")
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,14 +365,15 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         dtype = _user_dtype(dtype, "arange")
     npy = np.arange(*values, dtype=dtype)
     if is_eager() or dtype == np.bool_:
-        return placed_over_context(Array._from_numpy(npy, ShapedArray(npy.shape, dtype, False)))
+        return laid_out(placed_over_context(Array._from_numpy(npy, ShapedArray(
+            npy.shape, dtype, False))), out_sharding, "jnp.arange")
     # Under a transformation, stage what JAX stages: iota, times step, plus start.
     out = lax.iota(dtype, npy.shape[0])
-    if stop is None:
-        return out
-    if step is not None:
-        out = lax.mul(_scalar_operand(values[2], dtype), out)
-    return lax.add(_scalar_operand(values[0], dtype), out)
+    if stop is not None:
+        if step is not None:
+            out = lax.mul(_scalar_operand(values[2], dtype), out)
+        out = lax.add(_scalar_operand(values[0], dtype), out)
+    return laid_out(out, out_sharding, "jnp.arange")
 
 
 def _scalar_operand(value, dtype):

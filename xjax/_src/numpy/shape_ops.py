@@ -19,6 +19,7 @@ from xjax._src.numpy._promotion import (aval_of, canonicalize_axis, canonicalize
                                         check_arraylike, check_axis_in_shape,
                                         convert_element_type, eager_values_of_one_type,
                                         promote_dtypes, to_jax)
+from xjax._src.numpy.creation import laid_out
 from xjax._src.numpy.extended import moves_elements
 from xjax._src.numpy.indexing import take
 from xjax._src.numpy.ufuncs import remainder, subtract
@@ -83,14 +84,14 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
            [3, 4, 5]], dtype=int32)
     """
     check_arraylike("reshape", a)
-    check_out_sharding(out_sharding, "jnp.reshape")
+    check_out_sharding(out_sharding, "reshape")
     if shape is None:
         shape = newshape
     if isinstance(a, (np.ndarray, np.generic)) and out_sharding is None:
         # JAX hands NumPy arrays to their own reshape method (NumPy's ValueError on a size
         # mismatch); the result is an Array here
         return to_jax(a.reshape(shape, order=order))
-    return _reshape(to_jax(a), shape, order)
+    return laid_out(_reshape(to_jax(a), shape, order), out_sharding, "reshape")
 
 
 def _reshape(a, shape, order="C"):
@@ -110,9 +111,9 @@ def _reshape(a, shape, order="C"):
 def ravel(a, order: str = "C", *, out_sharding=None):
     """The elements of ``a`` as a 1-D array."""
     check_arraylike("ravel", a)
-    check_out_sharding(out_sharding, "jnp.ravel")
+    check_out_sharding(out_sharding, "reshape")
     a = to_jax(a)
-    return _reshape(a, (math.prod(_shape(a)),), order)
+    return laid_out(_reshape(a, (math.prod(_shape(a)),), order), out_sharding, "reshape")
 
 
 # --------------------------------------------------------------------------------------------

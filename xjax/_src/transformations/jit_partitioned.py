@@ -494,19 +494,27 @@ def run_primitive_partitioned(primitive, args, params, mesh=None):
     if compiled is None:
         compiled = _primitive_cache[key] = PartitionedFunction(
             single_equation_jaxpr(primitive, avals, params), primitive.name, mesh,
-            in_shardings, _shard_map_out_shardings(primitive, params, mesh))
+            in_shardings, _own_out_shardings(primitive, params, mesh))
     outs = compiled(*values)
     return outs if primitive.multiple_results else outs[0]
 
 
-def _shard_map_out_shardings(primitive, params, mesh):
-    """A ``shard_map`` manual over every mesh axis lays its results out as its
-    ``out_specs`` say, spelled as given (JAX's ``NamedSharding(mesh, spec)``); None for any
-    other primitive (the partitioner's choice)."""
-    if primitive is not shard_map_p or set(params["newly_manual_axes"]) != set(
-            mesh.axis_names) or params["mesh"] is not mesh:
+def _own_out_shardings(primitive, params, mesh):
+    """The result shardings an eager primitive names itself, spelled as given (JAX's):
+    a ``shard_map`` manual over every mesh axis lays its results out as its ``out_specs``
+    say, a sharding constraint or reshard as its sharding; None for any other primitive
+    (the partitioner's choice)."""
+    if primitive is shard_map_p:
+        if set(params["newly_manual_axes"]) != set(mesh.axis_names) or \
+                params["mesh"] is not mesh:
+            return None
+        return [NamedSharding(mesh, spec) for spec in params["out_specs"]]
+    sharding = _placing_sharding(primitive, params)
+    if not isinstance(sharding, NamedSharding) or params.get("unconstrained_dims") or \
+            sharding.mesh.axis_names != mesh.axis_names or \
+            sharding.mesh.axis_sizes != mesh.axis_sizes:
         return None
-    return [NamedSharding(mesh, spec) for spec in params["out_specs"]]
+    return [NamedSharding(mesh, sharding.spec)]
 
 
 def _param_key(value):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from xjax._src.core.ad_util import get_aval
+from xjax._src.core.out_sharding import require_explicit_axes
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding, P,
                                            PartitionSpec, Shard, Sharding, get_mesh, set_mesh,
@@ -107,7 +108,7 @@ def reshard(xs, out_shardings):
     for x, target in zip(leaves, flat_targets, strict=True):
         shape = x.shape if hasattr(x, "shape") else get_aval(x).shape
         if isinstance(target, NamedSharding):
-            _check_explicit_axes(target)
+            require_explicit_axes(target, "reshard")
             target.check_compatible_shape(shape)
             if isinstance(x, Tracer):  # JAX's reshard primitive: the type takes the split
                 mesh = get_mesh()
@@ -120,18 +121,12 @@ def reshard(xs, out_shardings):
                     out.append(x)
                     continue
                 target = NamedSharding(mesh, target.spec)
+            if all(t is AxisType.Explicit for t in target.mesh.axis_types):
+                # a typed layout names every dimension, as JAX's (P('x', None))
+                target = target.with_spec(PartitionSpec(
+                    *tuple(target.spec), *(None,) * (len(shape) - len(target.spec))))
         out.append(device_put(x, target))
     return tree_unflatten(tree, out)
-
-
-def _check_explicit_axes(sharding) -> None:
-    """JAX's ValueError for a reshard onto an axis that is Auto or Manual."""
-    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types, strict=True))
-    for axis in (n for entry in sharding.spec.partitions for n in spec_names(entry)):
-        if types.get(axis, AxisType.Explicit) is not AxisType.Explicit:
-            raise ValueError("PartitionSpec passed to reshard cannot contain axis names that "
-                             f"are of type Auto or Manual. Got PartitionSpec: {sharding.spec}"
-                             f" with axis name: {axis} of type: {types[axis]}.")
 
 
 def _context_mesh_for(sharding, shape):
