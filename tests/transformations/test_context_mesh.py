@@ -104,16 +104,21 @@ for kind, types in [("explicit", (AxisType.Explicit,) * 2), ("auto", (AxisType.A
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=types)
     with jax.set_mesh(mesh):
         typed(kind + "_out_zeros", lambda: jnp.zeros((4, 4), out_sharding=P("x", "y")))
-        typed(kind + "_out_ones", lambda: jnp.ones((4, 4), out_sharding=NamedSharding(mesh, P("x"))))
+        typed(kind + "_out_ones", lambda: jnp.ones(
+            (4, 4), out_sharding=NamedSharding(mesh, P("x"))))
         typed(kind + "_out_full", lambda: jnp.full((4, 4), 3.0, out_sharding=P(None, "y")))
         typed(kind + "_out_arange", lambda: jnp.arange(8, out_sharding=P("x")))
         typed(kind + "_out_array", lambda: jnp.array(np.ones((4, 4)), out_sharding=P("x")))
-        typed(kind + "_out_zeros_like", lambda: jnp.zeros_like(jnp.ones((4, 4)), out_sharding=P("y")))
-        typed(kind + "_out_jit_zeros", lambda: jax.jit(lambda: jnp.zeros((4, 4), out_sharding=P("x", "y")))())
-        typed(kind + "_out_jit_arange", lambda: jax.jit(lambda: jnp.arange(8, out_sharding=P("x")))())
+        typed(kind + "_out_zeros_like", lambda: jnp.zeros_like(
+            jnp.ones((4, 4)), out_sharding=P("y")))
+        typed(kind + "_out_jit_zeros", lambda: jax.jit(
+            lambda: jnp.zeros((4, 4), out_sharding=P("x", "y")))())
+        typed(kind + "_out_jit_arange", lambda: jax.jit(
+            lambda: jnp.arange(8, out_sharding=P("x")))())
         typed(kind + "_out_jit_full_like", lambda: jax.jit(
             lambda a: jnp.full_like(a, 2.0, out_sharding=P("x")))(jnp.ones((4, 4))))
-        typed(kind + "_out_reshape", lambda: jnp.reshape(jnp.ones((4, 4)), (16,), out_sharding=P("x")))
+        typed(kind + "_out_reshape", lambda: jnp.reshape(
+            jnp.ones((4, 4)), (16,), out_sharding=P("x")))
         typed(kind + "_out_jit_reshape", lambda: jax.jit(
             lambda a: jnp.reshape(a, (16,), out_sharding=P("x")))(jnp.ones((4, 4))))
 typed("nomesh_out_zeros", lambda: jnp.zeros((4, 4), out_sharding=P("x")))
