@@ -109,6 +109,16 @@ with jax.set_mesh(mesh):
     show("auto_axes_take", lambda: jax.sharding.auto_axes(
         lambda t, i: t[i], out_sharding=P(None, "y"))(x, jnp.array([1, 3])), data[[1, 3]])
     show("auto_axes_missing", lambda: jax.sharding.auto_axes(lambda t: t)(x))
+    show("auto_axes_inside_zeros", lambda: jax.sharding.auto_axes(
+        lambda t: t + jnp.zeros((4, 4), out_sharding=P("x")), axes="x",
+        out_sharding=P("x", None))(x))
+    show("auto_axes_mixed", lambda: jax.sharding.auto_axes(
+        lambda t: t * 2 + jnp.ones((4, 4), out_sharding=P(None, "y")), axes="x",
+        out_sharding=P("x", "y"))(x), data * 2 + 1)
+    inside = []
+    jax.sharding.auto_axes(lambda t: inside.append(jax.sharding.get_abstract_mesh().axis_types)
+                           or t, axes="x", out_sharding=P("x", None))(x)
+    print("auto_axes_inside_types|" + repr(inside[0]))
     show("conv_out_sharding", lambda: jax.lax.conv_general_dilated(
         lhs, kernel, (1,), "SAME", out_sharding=P("x", None, "y")), same_conv)
     show("jit_conv_out_sharding", lambda: jax.jit(lambda a: jax.lax.conv_general_dilated(
@@ -219,6 +229,12 @@ _EXPECTED = {
     "jit_conv_batch": "float32[4@x,3,6]|True",
     "jit_conv_spatial": "float32[4,3,4@y]|",
     "jit_conv_odd": "float32[4,3,6@y]|",
+    # inside auto_axes the axes are Auto (JAX appends the source location to the message)
+    "auto_axes_inside_zeros": "ValueError: PartitionSpec passed to jnp.zeros cannot contain "
+                              "axis names that are of type Auto or Manual. Got PartitionSpec: "
+                              "P('x',) with axis name: x of type: AxisType.Auto.",
+    "auto_axes_mixed": "float32[4@x,4@y]|True",
+    "auto_axes_inside_types": "(Auto, Explicit)",
     # convolution with out_sharding (a primitive parameter, as JAX's); its gradient
     # takes the input's split
     "conv_out_sharding": "float32[4@x,3,8@y]|True",

@@ -479,6 +479,29 @@ def get_mesh() -> Mesh:
     return _mesh_state.stack[-1] if _mesh_state.stack else EMPTY_MESH
 
 
+class _MeshTypes:
+    """The context of ``with_axis_types``: ``mesh`` is the current mesh inside (for
+    ``get_mesh`` and PartitionSpecs); results are still placed over ``set_mesh``'s."""
+
+    def __init__(self, mesh):
+        self._mesh = mesh
+
+    def __enter__(self):
+        _mesh_state.stack.append(self._mesh)
+        return self._mesh
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _mesh_state.stack.pop()
+        return False
+
+
+def with_axis_types(mesh) -> _MeshTypes:
+    """A context in which the current mesh is ``mesh``, the mesh ``set_mesh`` set with
+    other axis types (the same devices and axes): ``auto_axes`` makes its axes Auto
+    inside this way."""
+    return _MeshTypes(mesh)
+
+
 def placement_mesh():
     """The mesh set with ``set_mesh`` (not ``with mesh:``), or None: programs run over its
     devices and their results are laid out over it (replicated unless split), as in JAX

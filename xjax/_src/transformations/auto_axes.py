@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from xjax._src.core.ad_util import get_aval
 from xjax._src.core.pytree import tree_flatten, tree_map
-from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, Sharding, get_mesh,
-                                           spec_names)
+from xjax._src.core.sharding_types import (AxisType, Mesh, NamedSharding, PartitionSpec,
+                                           Sharding, get_mesh, spec_names, with_axis_types)
 from xjax._src.transformations.pmap import reshard
 from xjax._src.transformations.wrapping import wraps
 
@@ -22,9 +22,9 @@ def auto_axes(fun=None, /, *, axes=None, out_sharding=None):
     ``out_sharding`` (a ``PartitionSpec`` over the current mesh, a ``NamedSharding``, or a
     pytree prefix of them; given here or as an ``out_sharding=`` keyword of the call).
 
-    Unlike JAX, the axes stay Explicit inside ``fun``: arrays it creates with a sharding
-    over them keep their split types (JAX makes those axes Auto there). Values are the
-    same either way.
+    Inside ``fun`` the axes are Auto, as in JAX: the current mesh says so
+    (``get_abstract_mesh().axis_types``), and a PartitionSpec over them cannot type a
+    result (``jnp.zeros(..., out_sharding=P('x'))`` raises JAX's ValueError there).
 
     Raises
     ------
@@ -61,8 +61,17 @@ def auto_axes(fun=None, /, *, axes=None, out_sharding=None):
                  else (axes,) if isinstance(axes, str) else tuple(axes))
         if not names:
             return fun(*args, **kwargs)
-        args, kwargs = tree_map(lambda x: _without_axes(x, names, mesh), (args, kwargs))
-        return reshard(fun(*args, **kwargs), target)
+        if not isinstance(mesh, Mesh) or get_mesh() is not mesh:  # a target's mesh
+            args, kwargs = tree_map(lambda x: _without_axes(x, names, mesh), (args, kwargs))
+            return reshard(fun(*args, **kwargs), target)
+        # Inside, the axes are Auto (as in JAX): the arguments' types are over that mesh.
+        inner = mesh.update(axis_types=tuple(
+            AxisType.Auto if n in names else t
+            for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)))
+        args, kwargs = tree_map(lambda x: _without_axes(x, names, inner), (args, kwargs))
+        with with_axis_types(inner):
+            out = fun(*args, **kwargs)
+        return reshard(out, target)
 
     return run
 
@@ -76,7 +85,8 @@ def _check_shardings(target) -> None:
 
 
 def _without_axes(x, names, mesh):
-    """``x`` resharded so that its type splits over none of ``names`` (others kept)."""
+    """``x`` resharded onto ``mesh`` so that its type splits over none of ``names``
+    (others kept)."""
     try:
         sharding = getattr(get_aval(x), "_sharding", None)
     except TypeError:  # not an array (a Python scalar is one; other leaves pass through)
@@ -84,7 +94,7 @@ def _without_axes(x, names, mesh):
     if sharding is None:
         return x
     entries = [_entry_without(e, names) for e in sharding.spec]
-    if entries == list(sharding.spec):
+    if entries == list(sharding.spec) and sharding.mesh == mesh.abstract_mesh:
         return x
     return reshard(x, NamedSharding(mesh, PartitionSpec(*entries)))
 

@@ -347,7 +347,8 @@ def _argument_shardings(flat, mesh, name, arg_names):
     """Each argument's sharding over ``mesh`` (unsharded arguments replicated)."""
     if mesh is placement_mesh():
         _check_context_mesh_devices(flat, mesh, name, arg_names)
-    sharded = [(i, s) for i, s in enumerate(map(argument_sharding, flat)) if s is not None]
+    sharded = [(i, _over(s, mesh)) for i, s in enumerate(map(argument_sharding, flat))
+               if s is not None]
     if any(s.mesh != mesh for _, s in sharded):
         _check_same_devices(flat, sharded, name, arg_names)
         raise NotImplementedError("jit of arrays sharded over different meshes of the same "
@@ -375,6 +376,17 @@ def _check_same_devices(flat, sharded, name, arg_names) -> None:
                         f"{platform}")
             raise ValueError("Received incompatible devices for jitted computation. Got "
                              f"{describe(first_index, first)} and {describe(i, sharding)}")
+
+
+def _over(sharding, mesh):
+    """``sharding`` over ``mesh`` when its own mesh differs only in axis types (the same
+    devices and axes: ``auto_axes`` makes some Auto); else ``sharding``."""
+    own = sharding.mesh
+    if own is not mesh and isinstance(sharding, NamedSharding) and isinstance(own, Mesh) and \
+            own.axis_names == mesh.axis_names and own.axis_sizes == mesh.axis_sizes and \
+            tuple(own.devices.flat) == tuple(mesh.devices.flat):
+        return NamedSharding(mesh, sharding.spec)
+    return sharding
 
 
 def _check_context_mesh_devices(flat, mesh, name, arg_names) -> None:
