@@ -168,7 +168,7 @@ _EXPECTED = {
                      "platform CPU",
     "split_times_ones": _named(_EXPLICIT, "P('row', None)") + "|True",
     "one_device_ones": _named("Mesh('x': 1, axis_types=(Auto,))", "P()") + "|True",
-    "one_device_shard_map": "|True",
+    "one_device_shard_map": _named("Mesh('x': 1, axis_types=(Auto,))", "P('x',)") + "|True",
     "with_mesh_ones": _ONE + "|True",
     # out_sharding=: the result split as asked, its type too (a weak type printed "~").
     # (JAX's jnp.asarray of a NumPy value drops an Explicit out_sharding; xjax honours it,
@@ -227,11 +227,7 @@ def results():
 
 @pytest.mark.parametrize("case", sorted(_EXPECTED))
 def test_placement_is_jaxs(results, case):
-    expected = _EXPECTED[case]
-    if case == "one_device_shard_map":  # its sharding is xjax's (one-device program)
-        assert results[case].endswith(expected)
-        return
-    assert results[case] == expected
+    assert results[case] == _EXPECTED[case]
 
 
 def test_context_mesh_is_restored():

@@ -246,7 +246,8 @@ class PartitionedFunction:
         results = executable.execute_sharded(arg_lists)
         for i in self.donated:
             _delete_if_taken(flat[i])
-        if len(devices) == 1:  # a program for one device that is not the default one
+        if len(devices) == 1 and self.mesh is _device_meshes.get(devices[0]):
+            # a program for one device that is not the default one
             return [commit(Array._from_buffer(b, aval))
                     for b, aval in zip(results[0], self.out_avals, strict=True)]
         return [Array._from_buffer(ShardedBuffer(sharding, aval.shape, aval.dtype,
