@@ -8,11 +8,6 @@ Every expected line was measured with JAX 0.10.2 on 4 CPU devices (the same scri
 ``import jax``); the values are checked against NumPy.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -216,13 +211,8 @@ for _case, (_name, _spec, _axis) in _AUTO_REFUSED.items():
         "AxisType.Auto.")
 
 @pytest.fixture(scope="module")
-def results():
-    env = dict(os.environ, XJAX_NUM_CPU_DEVICES="4")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    done = subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(_SCRIPT)],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return dict(line.split("|", 1) for line in done.stdout.strip().splitlines())
+def results(run_with_devices):
+    return dict(line.split("|", 1) for line in run_with_devices(4, _SCRIPT, timeout=600))
 
 
 @pytest.mark.parametrize("case", sorted(_EXPECTED))

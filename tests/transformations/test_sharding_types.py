@@ -256,18 +256,9 @@ _EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    import os
-    import subprocess
-    import sys
-    import textwrap
-
-    env = dict(os.environ, XJAX_NUM_CPU_DEVICES="4")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(_SETUP + _CASES)], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return dict(line.split("|", 1) for line in done.stdout.strip().splitlines())
+def results(run_with_devices):
+    return dict(line.split("|", 1)
+                for line in run_with_devices(4, _SETUP + _CASES, timeout=600))
 
 
 @pytest.mark.parametrize("case", sorted(_EXPECTED))
