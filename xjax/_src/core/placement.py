@@ -12,8 +12,8 @@ from xjax._src import runtime
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array, commit
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
-from xjax._src.core.sharding_types import (AxisType, NamedSharding, PartitionSpec, placement_mesh,
-                                           resolve_put_target)
+from xjax._src.core.sharding_types import (NamedSharding, PartitionSpec, placement_mesh,
+                                           resolve_put_target, spelled_as_typed)
 from xjax._src.runtime.sharded import ShardedBuffer, note_multi_device, shard_value
 
 __all__ = ["host_value", "put_array", "put_sharded", "placed_like", "placed_over_context"]
@@ -85,7 +85,7 @@ def placed_over_context(result: Array, typed: bool = True) -> Array:
     mesh = placement_mesh()
     if mesh is None or type(result) is not Array:
         return result
-    spec = PartitionSpec()
-    if typed and all(t is AxisType.Explicit for t in mesh.axis_types):
-        spec = PartitionSpec(*(None,) * result.ndim)
-    return put_sharded(result, NamedSharding(mesh, spec), True)
+    sharding = NamedSharding(mesh, PartitionSpec())
+    if typed:
+        sharding = spelled_as_typed(sharding, result.ndim)
+    return put_sharded(result, sharding, True)

@@ -502,6 +502,27 @@ def with_axis_types(mesh) -> _MeshTypes:
     return _MeshTypes(mesh)
 
 
+def concrete_mesh_for(abstract):
+    """The mesh set with ``set_mesh`` (or ``with mesh:``) that ``abstract`` (an
+    AbstractMesh) stands for: the same axis names and sizes; None when none is set."""
+    mesh = get_mesh()
+    if mesh.empty or mesh.axis_names != abstract.axis_names or \
+            mesh.axis_sizes != abstract.axis_sizes:
+        return None
+    return mesh
+
+
+def spelled_as_typed(sharding, ndim: int):
+    """``sharding`` spelled as a type spells it: over a mesh whose axes are all Explicit,
+    its spec names every one of the ``ndim`` dimensions (``P('x', None)``, JAX's layout of a
+    typed result); otherwise as it is."""
+    if not all(t is AxisType.Explicit for t in sharding.mesh.axis_types) or \
+            len(sharding.spec) >= ndim:
+        return sharding
+    return sharding.with_spec(PartitionSpec(*tuple(sharding.spec),
+                                            *(None,) * (ndim - len(sharding.spec))))
+
+
 def placement_mesh():
     """The mesh set with ``set_mesh`` (not ``with mesh:``), or None: programs run over its
     devices and their results are laid out over it (replicated unless split), as in JAX

@@ -20,9 +20,9 @@ from xjax._src.core.array import Array, commit
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.interpreters.eval import (concrete_operand, set_own_mesh_finder,
                                          single_equation_jaxpr)
-from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding,
-                                           PartitionSpec, SingleDeviceSharding, get_mesh,
-                                           placement_mesh, spec_axes)
+from xjax._src.core.sharding_types import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
+                                           SingleDeviceSharding, concrete_mesh_for,
+                                           placement_mesh, spec_axes, spelled_as_typed)
 from xjax._src.lax.placement import reshard_p, sharding_constraint_p
 from xjax._src.higher_order.jit_call import _runtime_value
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
@@ -55,7 +55,7 @@ def partition_mesh(entry, flat, out_shardings=None):
         cache[None] = _constraint_mesh(entry.closed.jaxpr)
     mesh = cache[None]
     if isinstance(mesh, AbstractMesh):  # constraints over the context mesh's axes
-        return _concrete(mesh)
+        return concrete_mesh_for(mesh)
     return mesh
 
 
@@ -85,7 +85,7 @@ def _own_mesh(primitive, params):
         if not isinstance(sharding, NamedSharding) or sharding.mesh.size == 1:
             return None
         mesh = sharding.mesh
-        return _concrete(mesh) if isinstance(mesh, AbstractMesh) else mesh
+        return concrete_mesh_for(mesh) if isinstance(mesh, AbstractMesh) else mesh
     if not isinstance(primitive, HigherOrderPrimitive):
         return None
     for value in params.values():
@@ -94,7 +94,7 @@ def _own_mesh(primitive, params):
             if isinstance(inner, Jaxpr):
                 mesh = _constraint_mesh(inner)
                 if isinstance(mesh, AbstractMesh):
-                    mesh = _concrete(mesh)
+                    mesh = concrete_mesh_for(mesh)
                 if mesh is not None:
                     return mesh
     return None
@@ -111,15 +111,6 @@ def _placing_sharding(primitive, params):
     if primitive is reshard_p:
         return params["dst_sharding"]
     return None
-
-
-def _concrete(mesh):
-    """The context mesh standing for ``mesh`` (an AbstractMesh), or None."""
-    concrete = get_mesh()
-    if concrete.empty or concrete.axis_names != mesh.axis_names or \
-            concrete.axis_sizes != mesh.axis_sizes:
-        return None
-    return concrete
 
 
 def _placed_device(flat):
@@ -443,7 +434,6 @@ def _named_sharding(mesh, shape, indices) -> NamedSharding:
     its order) as the partitioner did; the fewest mesh axes first."""
     devices = list(mesh.devices.flat)
     target = {d: _normalized(index, shape) for d, index in zip(devices, indices, strict=True)}
-    typed = all(t is AxisType.Explicit for t in mesh.axis_types)
     for spec in _candidate_specs(mesh, len(shape)):
         sharding = NamedSharding(mesh, spec)
         try:
@@ -451,10 +441,7 @@ def _named_sharding(mesh, shape, indices) -> NamedSharding:
         except ValueError:
             continue
         if all(_normalized(index_map[d], shape) == target[d] for d in devices):
-            if typed:  # a result's type names every dimension (JAX's P(None, None))
-                return NamedSharding(mesh, PartitionSpec(
-                    *tuple(spec), *(None,) * (len(shape) - len(spec))))
-            return sharding
+            return spelled_as_typed(sharding, len(shape))
     raise NotImplementedError(f"a result sharding of shape {shape} that no PartitionSpec "
                               f"over {mesh} describes")
 

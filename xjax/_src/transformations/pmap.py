@@ -13,8 +13,8 @@ from xjax._src.core.ad_util import get_aval
 from xjax._src.core.out_sharding import require_explicit_axes
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.sharding_types import (AbstractMesh, AxisType, Mesh, NamedSharding, P,
-                                           PartitionSpec, Shard, Sharding, get_mesh, set_mesh,
-                                           spec_names)
+                                           PartitionSpec, Shard, Sharding, concrete_mesh_for,
+                                           get_mesh, set_mesh, spec_names, spelled_as_typed)
 from xjax._src.core.trace import Tracer
 from xjax._src.lax.placement import reshard_p
 from xjax._src.transformations.shard_map import _shard_map, shard_map, smap
@@ -115,16 +115,13 @@ def reshard(xs, out_shardings):
                 out.append(reshard_p.bind(x, dst_sharding=target,
                                           concrete_mesh=None if mesh.empty else mesh))
                 continue
-            if isinstance(target.mesh, AbstractMesh) and not isinstance(x, Tracer):
+            if isinstance(target.mesh, AbstractMesh):
                 mesh = _context_mesh_for(target, shape)
                 if mesh is None:  # nothing split and no mesh to place on: as it is (JAX's)
                     out.append(x)
                     continue
                 target = NamedSharding(mesh, target.spec)
-            if all(t is AxisType.Explicit for t in target.mesh.axis_types):
-                # a typed layout names every dimension, as JAX's (P('x', None))
-                target = target.with_spec(PartitionSpec(
-                    *tuple(target.spec), *(None,) * (len(shape) - len(target.spec))))
+            target = spelled_as_typed(target, len(shape))  # P('x', None), as JAX's
         out.append(device_put(x, target))
     return tree_unflatten(tree, out)
 
@@ -133,13 +130,12 @@ def _context_mesh_for(sharding, shape):
     """The mesh set with ``set_mesh`` that ``sharding``'s AbstractMesh stands for (an eager
     reshard places values on devices); None when there is none and ``sharding`` splits
     nothing, else a ValueError."""
-    abstract, mesh = sharding.mesh, get_mesh()
-    if mesh.empty or mesh.axis_names != abstract.axis_names or \
-            mesh.axis_sizes != abstract.axis_sizes:
+    mesh = concrete_mesh_for(sharding.mesh)
+    if mesh is None:
         if not any(spec_names(entry) for entry in sharding.spec.partitions):
             return None
         raise ValueError(f"reshard of a value of shape {tuple(shape)} onto a sharding over "
-                         f"{abstract}: its devices are those of the mesh set with "
+                         f"{sharding.mesh}: its devices are those of the mesh set with "
                          "`jax.set_mesh`, and no such mesh is set. Enter `jax.set_mesh(mesh)`"
                          " or pass a NamedSharding over a concrete Mesh.")
     return mesh
