@@ -236,11 +236,45 @@ def test_split_minor_max_min_gives_numpys_values(shape, axes, kind):
     flat[rng.integers(0, flat.size, 3)] = np.inf if kind == "max" else -np.inf
     flat[:7] = np.nan  # NaN in a few reduced groups, nowhere else
     reducer = lax.reduce_max if kind == "max" else lax.reduce_min
-    f = xjax.jit(lambda v: reducer(v, axes))
+    # with a column sum beside it the module keeps XLA's tree rewrite: the split form
+    f = xjax.jit(lambda v: (reducer(v, axes), lax.reduce_sum(v, (0,))))
     text = f.lower(x).as_text()
-    assert text.count("stablehlo.reduce") >= 2 and "optimization_barrier" in text
+    assert text.count("stablehlo.reduce") >= 3 and "optimization_barrier" in text
     ref = (np.max if kind == "max" else np.min)(x, axis=axes)
-    np.testing.assert_array_equal(np.asarray(f(x)), ref)
+    np.testing.assert_array_equal(np.asarray(f(x)[0]), ref)
+    alone = xjax.jit(lambda v: reducer(v, axes))  # split, or plain where the rewrite is off
+    np.testing.assert_array_equal(np.asarray(alone(x)), ref)
+
+
+@pytest.mark.parametrize("shape", [(64, 1024), (40, 1000), (30, 999), (8, 20, 50),
+                                   (40, 128), (3, 4096)])
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_short_minor_max_min_is_one_reduce_without_the_tree_rewrite(shape, kind):
+    """Along 128-4096 minor elements a float max/min is one plain reduce (a vectorized loop
+    once XLA's tree rewrite is off); a module that keeps the rewrite is lowered again with
+    the split form, under which the plain one would run as a scalar chain."""
+    from xjax._src.lowering.lower_jaxpr import TREE_REWRITE_OPTIONAL, lower_module
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[[0, 5, 77]] = np.nan
+    axes = tuple(range(1, len(shape)))
+    reducer = lax.reduce_max if kind == "max" else lax.reduce_min
+    ref = (np.max if kind == "max" else np.min)(x, axis=axes)
+
+    def lowered(fun):
+        return lower_module(xjax.make_jaxpr(fun)(x), platform="cpu")
+
+    alone = lowered(lambda v: reducer(v, axes))
+    assert alone.compiler_options == TREE_REWRITE_OPTIONAL
+    assert alone.text.count('"stablehlo.reduce"(') == 1
+    assert "optimization_barrier" not in alone.text
+    mixed = lowered(lambda v: (reducer(v, axes), v.sum(0)))
+    assert mixed.compiler_options is None and "optimization_barrier" in mixed.text
+    np.testing.assert_array_equal(np.asarray(xjax.jit(lambda v: reducer(v, axes))(x)), ref)
+    rows = x.reshape(x.shape[0], -1)
+    softmax = np.asarray(xjax.jit(lambda v: xjax.nn.softmax(v, axis=-1))(rows))
+    e = np.exp(rows - rows.max(-1, keepdims=True).astype(np.float64))
+    np.testing.assert_allclose(softmax, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float64"])
@@ -291,7 +325,9 @@ def test_modules_of_short_minor_reductions_skip_the_tree_rewrite():
     assert options(layer_norm, rows) == TREE_REWRITE_OPTIONAL
     assert options(lambda v: v.sum(1), rows, platform=None) is None  # portable: untouched
     assert options(lambda v: (v.sum(1), v.sum(0)), rows) is None  # a major-axis sum too
-    assert options(lambda v: v.sum(1) + v.max(1), rows) is None  # the split max's stages
+    # a max along them is one plain reduce too; with a major-axis sum it is split in stages
+    assert options(lambda v: v.sum(1) + v.max(1), rows) == TREE_REWRITE_OPTIONAL
+    assert options(lambda v: (v.max(1), v.sum(0)), rows) is None
     assert options(lambda v: v.sum(1), np.zeros((3, 5000), np.float32)) is None  # too long
     out = np.asarray(xjax.jit(lambda v: v.sum(1))(rows))
     np.testing.assert_allclose(out, rows.astype(np.float64).sum(1), rtol=5e-7)

@@ -168,8 +168,17 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
     large consts are replicated). ``platform`` names the platform it is compiled for (rules
     may choose forms its compiler runs faster; None: portable forms only).
     """
+    lowered, module = _lower_module_once(closed, name, donated, partitioning, platform, True)
+    if lowered.compiler_options is None and module.plain_extremes_emitted:
+        # the module keeps the tree rewrite, under which a plain max/min runs scalar
+        lowered, _ = _lower_module_once(closed, name, donated, partitioning, platform, False)
+    return lowered
+
+
+def _lower_module_once(closed, name, donated, partitioning, platform, plain_short_extremes):
     jaxpr = closed.jaxpr
     module = ModuleBuilder(f"jit_{name}", platform)
+    module.plain_short_extremes = plain_short_extremes
     embedded, passed, passed_vars = [], [], []
     for var, value in zip(jaxpr.constvars, closed.consts, strict=True):
         if var.aval.size * var.aval.dtype.itemsize <= MAX_EMBEDDED_CONSTANT_BYTES:
@@ -199,7 +208,7 @@ def lower_module(closed: ClosedJaxpr, name: str = "main_module",
     if partitioning is not None:
         partitioning.annotate_main(fb, [v.aval for v in passed_vars])
     text = module.text()
-    return LoweredModule(text, passed, donated_args, _compiler_options(module, text))
+    return LoweredModule(text, passed, donated_args, _compiler_options(module, text)), module
 
 
 class Partitioning:

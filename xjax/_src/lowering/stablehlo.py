@@ -229,6 +229,11 @@ class ModuleBuilder:
         # How many of the module's reduces are short enough along the minor dimension to
         # run without XLA's tree reduction rewrite (see lower_jaxpr.TREE_REWRITE_OPTIONAL).
         self.short_minor_reductions = 0
+        # Whether a max/min along a short minor stretch may be emitted as one plain reduce,
+        # fast only in a module compiled without that rewrite; lower_jaxpr.lower_module
+        # lowers again with False when the module keeps the rewrite and one was emitted.
+        self.plain_short_extremes = True
+        self.plain_extremes_emitted = 0
         self.num_partitions = 1
         self.meshes: dict[str, str] = {}
         self.partition_mesh = None  # the device mesh of a partitioned module ("mesh")

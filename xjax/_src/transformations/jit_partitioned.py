@@ -170,7 +170,7 @@ class PartitionedFunction:
 
     __slots__ = ("_executable", "devices", "mesh", "replicated", "in_shardings",
                  "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
-                 "text", "donated", "_requested")
+                 "text", "compiler_options", "donated", "_requested")
 
     def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None):
         self.mesh = mesh
@@ -196,6 +196,7 @@ class PartitionedFunction:
                                platform=mesh.devices.flat[0].platform)
         self.text = lowered.text
         self.const_args = lowered.const_args
+        self.compiler_options = lowered.compiler_options
         self.donated = tuple(i for i, a in enumerate(attrs or ()) if a is not None)
         self._executable = None
 
@@ -211,7 +212,8 @@ class PartitionedFunction:
             return
         devices, mesh = self.devices, self.mesh
         client = runtime.get_client(devices[0].platform)
-        executable = client.compile_partitioned(self.text, devices)
+        executable = client.compile_partitioned(self.text, devices,
+                                                compiler_options=self.compiler_options)
         if self.donated:
             executable._set_donated([i + len(self.const_args) for i in self.donated])
         requested = self._requested or [None] * len(self.out_avals)
