@@ -82,11 +82,11 @@ def _reduce_lower(kind, identity):
         aval = ctx.avals_in[0]
         b = ctx.builder
         init = b.constant(identity(aval.dtype))
-        plain_extreme = _plain_short_extreme(ctx, aval, axes, kind)
+        short = _short_minor_reduction(ctx, aval, axes)
+        plain_extreme = short and _plain_short_extreme(ctx, aval, axes, kind)
         if not plain_extreme and _split_minor_reduction(ctx, aval, axes, kind):
             return _minor_split_lower(ctx, x, init, axes, kind)
-        if _short_minor_reduction(ctx, aval, axes):
-            ctx.module.short_minor_reductions += 1
+        ctx.module.short_minor_reductions += short
         ctx.module.plain_extremes_emitted += plain_extreme
         return b.op1("stablehlo.reduce", [x, init], aval_type(ctx.avals_out[0]),
                      {"dimensions": i64_array(axes)}, regions=[scalar_region(b, aval.dtype, kind)])
@@ -133,11 +133,11 @@ PLAIN_EXTREME_MIN_SIZE = 128
 
 
 def _plain_short_extreme(ctx, aval, axes, kind) -> bool:
-    """Whether a float32/float64 max/min is emitted as one plain reduce, counting on the
-    module compiling without the tree rewrite (``ModuleBuilder.plain_short_extremes``)."""
+    """Whether a float32/float64 max/min along a short minor stretch (the caller checks
+    ``_short_minor_reduction``) is emitted as one plain reduce, counting on the module
+    compiling without the tree rewrite (``ModuleBuilder.plain_short_extremes``)."""
     return (kind in ("max", "min") and ctx.module.plain_short_extremes
             and aval.dtype in (np.float32, np.float64)
-            and _short_minor_reduction(ctx, aval, axes)
             and math.prod(aval.shape[_trailing_reduced(aval.ndim, axes):])
             >= PLAIN_EXTREME_MIN_SIZE)
 
