@@ -230,6 +230,13 @@ def grad_sum_logistic_eager(ns):
     return lambda: ns.block(g(x))
 
 
+@workload("sort_1e6_eager", bytes_moved=8_000_000)
+def sort_eager(ns):
+    """Eager jnp.sort of 1e6 float32 (XLA's CPU sort is far slower than NumPy's)."""
+    x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
+    return lambda: ns.block(ns.np.sort(x))
+
+
 def _mlp_params(ns, sizes=(784, 512, 512, 10)):
     rng = np.random.default_rng(0)
     return [(ns.asarray((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32)),

@@ -319,3 +319,36 @@ def test_bincount_of_booleans():
     x = np.array([True, False, True])
     np.testing.assert_array_equal(jnp.bincount(x), np.bincount(x))
     np.testing.assert_array_equal(jnp.bincount(x, length=4), [1, 2, 0, 0])
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties_zeros_nans", "int", "float16"])
+def test_eager_sorts_of_large_arrays_run_on_numpy_with_jax_order(kind):
+    # 2**17 elements: above the size where eager jnp functions run compiled; sort and
+    # argsort stay on NumPy there (XLA's CPU sort is 10-60x slower), in JAX's order:
+    # -0.0 equals 0.0 (input order kept) and every NaN sorts last, in input order
+    rng = np.random.default_rng(3)
+    shape = (256, 512)
+    if kind == "ties_zeros_nans":
+        x = rng.choice(np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -np.inf], np.float32), shape)
+    elif kind == "int":
+        x = rng.integers(-9, 9, shape).astype(np.int32)
+    else:
+        x = rng.standard_normal(shape).astype(np.float16 if kind == "float16" else np.float32)
+    bits = f"u{x.itemsize}"
+    for axis in (0, 1, None):
+        flat, along = (x.ravel(), 0) if axis is None else (x, axis)
+        order = _stable_jax_order(flat, along)
+        want = np.take_along_axis(flat, order, along)
+        got = np.asarray(jnp.sort(x, axis=axis))
+        np.testing.assert_array_equal(got.view(bits), want.view(bits))
+        np.testing.assert_array_equal(np.asarray(jnp.argsort(x, axis=axis)), order)
+
+
+def _stable_jax_order(x, axis):
+    """A stable argsort in JAX's order: NaNs last, -0.0 equal to 0.0 (np.lexsort sorts by
+    its last key first)."""
+    if x.dtype.kind in "iu":
+        return np.argsort(x, axis=axis, kind="stable")
+    nan = np.isnan(x)
+    value = np.where(nan | (x == 0), np.zeros((), x.dtype), x)
+    return np.lexsort((value, nan), axis=axis)

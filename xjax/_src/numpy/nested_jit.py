@@ -55,9 +55,12 @@ def _jitted_or_direct(jitted, fun, args, kwargs):
         return fun(*args, **kwargs)
 
 
-def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
+def jit_when_staged(name: str | None = None, static_argnames: tuple = (),
+                    eager_direct: bool = False):
     """Decorate a jnp function that JAX defines under ``jit(static_argnames=...)``; ``name``
-    is the name JAX's jaxprs give the call (JAX's private helper's name, at times)."""
+    is the name JAX's jaxprs give the call (JAX's private helper's name, at times).
+    ``eager_direct``: an eager call runs directly at every size (where the primitives'
+    NumPy kernels beat XLA's CPU kernels, as NumPy's sort does), not compiled when large."""
     def decorate(fun):
         jitted = PjitFunction(fun, static_argnames=static_argnames or None,
                               _eager_inline=True)
@@ -67,7 +70,7 @@ def jit_when_staged(name: str | None = None, static_argnames: tuple = ()):
         def staged_or_direct(*args, **kwargs):
             trace = trace_ctx.trace
             if type(trace) is EvalTrace:
-                if not _large(args):
+                if eager_direct or not _large(args):
                     return fun(*args, **kwargs)
                 # eager on large arrays: compiled, as JAX runs it (one fused kernel)
             elif not _building_a_jaxpr(trace):

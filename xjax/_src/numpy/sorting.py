@@ -47,7 +47,10 @@ def _flatten_or_axis(a, axis):
 
 # -- sort, argsort, lexsort --
 
-@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending'))
+# Eager sorts run on NumPy at every size: XLA's CPU sort takes 216 ms for 1e6 float32 in
+# JAX and xjax alike, NumPy's 6-95 ms (lax.sorting._sort_impl).
+@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending'),
+                 eager_direct=True)
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """A sorted copy of ``a`` along ``axis`` (flattened for ``axis=None``).
@@ -69,7 +72,8 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(result, (axis,)) if descending else result
 
 
-@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending', 'dtype'))
+@jit_when_staged(static_argnames=('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
+                 eager_direct=True)
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
     """Indices that sort ``a`` along ``axis``; equal elements keep their order (also with
