@@ -2,6 +2,8 @@
 deviations: NaN-last total order, unique's ``size``/``fill_value``, quantile methods), under
 jit, grad and vmap."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -352,3 +354,18 @@ def _stable_jax_order(x, axis):
     nan = np.isnan(x)
     value = np.where(nan | (x == 0), np.zeros((), x.dtype), x)
     return np.lexsort((value, nan), axis=axis)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_eager_medians_of_large_arrays(name):
+    # eager and large: run directly (their sort on NumPy), not compiled
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((256, 513)).astype(np.float32)
+    x[rng.random(x.shape) < 0.01] = np.nan
+    x[3] = np.nan  # an all-NaN row
+    for axis in (None, 0, 1):
+        got = np.asarray(getattr(jnp, name)(x, axis=axis))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's all-NaN slice warning
+            want = getattr(np, name)(x.astype(np.float64), axis=axis)
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
