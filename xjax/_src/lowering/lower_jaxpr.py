@@ -114,25 +114,25 @@ class LoweredModule:
 # The CPU plugin generates kernels with its MLIR fusion emitters by default; XLA's older
 # elemental IR emitters compile the same module 25-40% faster and give the same bits for the
 # operations below, except erf, whose bits become JAX's (JAX's XLA emits erf in the
-# elemental form). The fusion emitters stay where they run faster or give JAX's bits: loops
-# (a scan ran 1.4x slower without them), scatter (1.55x), concatenate/pad (1.27x), the split
-# max/min (1.13x), an elementwise epilogue of a dot (tanh(x @ w + b) on 128x512: 1.2x:
-# it writes over the dot's result in place, and the elemental kernel's vector loop,
-# guarded by a runtime overlap check, then runs scalar),
-# modules without the tree rewrite (their plain reductions are vectorized only by the fusion
-# emitters), and tan (JAX's bits). So a module compiles with the elemental emitters only
-# when every operation in it is one of these (measured no slower; reductions under the tree
-# rewrite). Random bits run 25% faster this way. Left out, as the full test suite found:
-# clamp (not implemented for complex numbers), reduce_precision (a NaN became inf) and
-# reduce_window (max pooling's jvp with padding and NaNs differed from JAX's).
+# elemental form). The fusion emitters stay where they run faster or give JAX's bits:
+# loops (a scan ran 1.4x slower without them), scatter (1.55x), concatenate/pad (1.27x),
+# the split max/min (1.13x), an elementwise epilogue of a dot (tanh(x @ w + b) on 128x512:
+# 1.2x; it writes over the dot's result in place, and the elemental kernel's vector loop,
+# guarded by a runtime overlap check, then runs scalar), modules without the tree rewrite
+# (their plain reductions are vectorized only by the fusion emitters), and tan (JAX's
+# bits). So a module compiles with the elemental emitters only when every operation in it
+# is one of these (measured no slower; reductions under the tree rewrite). Random bits run
+# 25% faster this way. Left out, as the full test suite found: clamp (not implemented for
+# complex numbers), reduce_precision (a NaN became inf) and reduce_window (max pooling's
+# jvp with padding and NaNs differed from JAX's).
 ELEMENTAL_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
 ELEMENTAL_EMITTER_OPS = frozenset("stablehlo." + name for name in (
     "abs add and atan2 bitcast_convert broadcast_in_dim cbrt ceil compare complex "
     "constant convert cosine count_leading_zeros divide dynamic_slice dynamic_update_slice "
     "exponential exponential_minus_one floor gather imag iota is_finite log log_plus_one "
     "logistic maximum minimum multiply negate not or popcnt power real reduce remainder "
-    "reshape return round_nearest_afz "
-    "round_nearest_even rsqrt select shift_left shift_right_arithmetic shift_right_logical "
+    "reshape return round_nearest_afz round_nearest_even rsqrt select shift_left "
+    "shift_right_arithmetic shift_right_logical "
     "sign sine slice sqrt subtract tanh transpose xor").split()) | {
     "chlo.erf", "func.return", "func.call"}
 _OPERATION_NAME = re.compile(r'"([a-z_]+\.[a-z_]+)"\(')

@@ -377,35 +377,27 @@ asin, acos, atan = arcsin, arccos, arctan
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
 
 
-def _strong_scalar(value, dtype):
-    """A strongly typed rank-0 Array of ``value`` (as JAX's NumPy constants are)."""
-    return Array._from_numpy(np.asarray(value, dtype), scalar_aval(dtype, False))
-
-
-def _complex_parts(fn, z):
-    """``fn`` applied to the real and imaginary parts of ``z`` apart, as JAX's base-2 and
-    base-10 logarithms scale a complex logarithm (not by a complex division)."""
-    return lax.complex(fn(lax.real(z)), fn(lax.imag(z)))
+def _scale_log(name, x, scale):
+    """``scale(log(x))``; a complex logarithm's real and imaginary parts are scaled apart,
+    as JAX's base-2 and base-10 logarithms do (not by a complex division)."""
+    x, = promote_args_inexact(name, x)
+    log_x = lax.log(x)
+    if dtypes.is_complex(_dtype(x)):
+        real, imag = lax.real(log_x), lax.imag(log_x)
+        return lax.complex(scale(real), scale(imag))
+    return scale(log_x)
 
 
 def log2(x, /):
     """Elementwise base-2 logarithm: ``log(x) / log(2)``, as JAX computes it."""
-    x, = promote_args_inexact("log2", x)
-    log_x = lax.log(x)
-    ln2 = lax.log(_strong_scalar(2, dtypes.finfo(_dtype(x)).dtype))
-    if dtypes.is_complex(_dtype(x)):
-        return _complex_parts(lambda part: lax.div(part, ln2), log_x)
-    return lax.div(log_x, ln2)
+    return _scale_log("log2", x, lambda part: lax.div(part, lax.log(strong_const(part, 2))))
 
 
 def log10(x, /):
     """Elementwise base-10 logarithm: ``log(x)`` times the rounded ``1 / log(10)``, as JAX
     computes it (so its bits are JAX's, not those of a division by ``log(10)``)."""
-    x, = promote_args_inexact("log10", x)
-    one_over_ln10 = _strong_scalar(0.4342944819032518, dtypes.finfo(_dtype(x)).dtype)
-    if dtypes.is_complex(_dtype(x)):
-        return _complex_parts(lambda part: lax.mul(part, one_over_ln10), lax.log(x))
-    return lax.mul(lax.log(x), one_over_ln10)
+    return _scale_log("log10", x,
+                      lambda part: lax.mul(part, strong_const(part, 0.4342944819032518)))
 
 
 @jit_when_staged()
