@@ -38,6 +38,7 @@ setup(
                 "xjax/_src/runtime/_pjrt_executable.c",
                 "xjax/_src/runtime/_pjrt_ffi.c",
                 "xjax/_src/runtime/_pjrt_lapack.c",
+                "xjax/_src/runtime/_pjrt_sort.c",
             ],
             depends=["xjax/_src/runtime/_pjrt.h", "xjax/_src/runtime/_pjrt_ffi.h"],
             include_dirs=[_pjrt_include_dir()],

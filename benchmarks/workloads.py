@@ -237,6 +237,15 @@ def sort_eager(ns):
     return lambda: ns.block(ns.np.sort(x))
 
 
+@workload("argsort_1e6_jit", needs_jit=True, bytes_moved=8_000_000)
+def argsort_jit(ns):
+    """Jitted jnp.argsort of 1e6 float32: a stable sort of (key, index) pairs (XLA's CPU sort
+    calls its comparator per comparison; xjax's CPU lowering is a radix-sort custom call)."""
+    x = ns.asarray(np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32))
+    argsort = ns.jit(ns.np.argsort)
+    return lambda: ns.block(argsort(x))
+
+
 def _mlp_params(ns, sizes=(784, 512, 512, 10)):
     rng = np.random.default_rng(0)
     return [(ns.asarray((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32)),

@@ -1,7 +1,7 @@
 /* XLA FFI custom-call handlers registered with a PJRT plugin's FFI extension (the LAPACK
  * and BLAS ones are in _pjrt_lapack.c; the FFI structures in _pjrt_ffi.h).
  *
- * Two targets, both typed FFI (custom calls with api_version = 4):
+ * The targets, all typed FFI (custom calls with api_version = 4):
  *   xjax_host_callback  calls back into Python: the `callback_id` (i64) attribute picks the
  *                       function; the Python dispatcher (set by xjax.runtime.ffi) receives
  *                       (id, args, rets), each arg/ret an (ffi dtype, address|None, dims)
@@ -22,6 +22,8 @@
  *                       i64 attribute vectors; results T, then Z when asked, column-major.
  *                       geev and gees give NaN outputs for a matrix with a non-finite entry
  *                       or on a LAPACK failure (JAX: info != 0 -> NaN).
+ *   xjax_sort           stable sort along one dimension by the first operand, as a radix
+ *                       sort (_pjrt_sort.c); no Python and no GIL.
  *
  * Threads and the GIL: XLA runs handlers on its own threads (or the caller's). execute()
  * releases the GIL around PJRT's Execute and every wait on an event releases it, so a
@@ -252,6 +254,8 @@ PyObject *ffi_register_target(PyObject *mod, PyObject *args) {
   void *handler;
   if (strcmp(name, "xjax_host_callback") == 0) {
     handler = (void *)host_callback_handler;
+  } else if (strcmp(name, "xjax_sort") == 0) {
+    handler = (void *)sort_handler;
   } else if (strcmp(name, "xjax_blas_trsm") == 0) {
     if (!lapack_has("trsm")) {
       PyErr_SetString(PyExc_RuntimeError, "load a BLAS with ?trsm first (ffi_load_lapack)");

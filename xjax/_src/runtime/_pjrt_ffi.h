@@ -147,4 +147,7 @@ void *lapack_gees_handler(FfiCallFrame *frame);
 /* Whether ffi_load_lapack found `routine` ("getrf", "trsm", "geev" or "gees"). */
 int lapack_has(const char *routine);
 
+/* ----------------------------------------------------------- sort (_pjrt_sort.c) */
+void *sort_handler(FfiCallFrame *frame);
+
 #endif /* XJAX_PJRT_FFI_H_ */

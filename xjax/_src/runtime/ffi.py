@@ -20,6 +20,11 @@ functions and says which custom-call targets a platform has.
   integer attribute ``vectors``; results ``T``, then ``Z`` if asked, column-major; NaN where
   the input is not finite or gees fails.
 
+- ``SORT_TARGET``: a stable sort by the first operand along the i64 attribute ``dimension``
+  (which the caller makes minor in memory through the operand and result layouts), as JAX's
+  comparator orders keys (-0.0 equal to 0.0, NaNs equal and last); the other operands are
+  permuted alike. Keys: bool, integers up to 64 bits, float16, bfloat16, float32, float64.
+
 Registered functions live as long as the process (executables refer to them by id; the
 cache of compiled programs would otherwise have to track them). ``register_host_callback``
 reuses the id of an equal function, so re-tracing the same callback does not grow the table.
@@ -38,7 +43,8 @@ import numpy as np
 from . import _pjrt
 from .client import _find_plugin, get_client
 
-__all__ = ["GEES_TARGET", "GEEV_TARGET", "HOST_CALLBACK_TARGET", "LU_TARGET", "TRSM_TARGET",
+__all__ = ["GEES_TARGET", "GEEV_TARGET", "HOST_CALLBACK_TARGET", "LU_TARGET", "SORT_TARGET",
+           "TRSM_TARGET",
            "ffi_targets", "register_host_callback"]
 
 HOST_CALLBACK_TARGET = "xjax_host_callback"
@@ -46,6 +52,7 @@ LU_TARGET = "xjax_lapack_getrf"
 TRSM_TARGET = "xjax_blas_trsm"
 GEEV_TARGET = "xjax_lapack_geev"
 GEES_TARGET = "xjax_lapack_gees"
+SORT_TARGET = "xjax_sort"
 # the optional routines ffi_load_lapack may find -> the targets they serve
 _OPTIONAL_TARGETS = {"trsm": TRSM_TARGET, "geev": GEEV_TARGET, "gees": GEES_TARGET}
 
@@ -148,6 +155,8 @@ def ffi_targets(platform: str = "cpu") -> frozenset:
                 _pjrt.ffi_set_dispatcher(_dispatch)
                 _pjrt.ffi_register_target(plugin, HOST_CALLBACK_TARGET)
                 names.add(HOST_CALLBACK_TARGET)
+                _pjrt.ffi_register_target(plugin, SORT_TARGET)
+                names.add(SORT_TARGET)
                 lapack = _find_numpy_lapack()
                 if lapack is not None:
                     found = _pjrt.ffi_load_lapack(*lapack)
