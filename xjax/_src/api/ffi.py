@@ -35,7 +35,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.ad_util import get_aval
 from xjax._src.higher_order.jit_call import compile_closed_jaxpr
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.lowering.stablehlo import aval_type, element_type
+from xjax._src.lowering.stablehlo import aval_type, dense_layout, element_type
 from xjax._src.runtime import ffi as runtime_ffi
 
 __all__ = ["ffi_call", "ffi_lowering", "include_dir", "pycapsule", "register_ffi_target",
@@ -248,9 +248,7 @@ def _layout_text(layout, ndim) -> str:
         minor_to_major = list(range(ndim - 1, -1, -1))
     else:
         minor_to_major = list(reversed(layout))
-    if not minor_to_major:
-        return "dense<> : tensor<0xindex>"
-    return f"dense<[{', '.join(map(str, minor_to_major))}]> : tensor<{ndim}xindex>"
+    return dense_layout(minor_to_major)
 
 
 def _ffi_call_lower(ctx, *operands, result_avals, target_name, has_side_effect, vmap_method,

@@ -28,7 +28,7 @@ from xjax._src.lax import sharding_rules
 from xjax._src.lax.ad_rules import Zero, get_aval, instantiate, tangent_aval
 from xjax._src.lax.batch_rules import bdim_at_front, batch_size, move_axis
 from xjax._src.lax.shape import as_operand, canonicalize_axis
-from xjax._src.lowering.stablehlo import aval_type, tensor_type
+from xjax._src.lowering.stablehlo import aval_type, dense_layout, tensor_type
 from xjax._src.runtime import ffi
 from xjax._src.lax.gather_scatter import GatherDimensionNumbers, gather
 from xjax._src.lax.shape import broadcasted_iota
@@ -185,7 +185,7 @@ def _radix_sort_lower(ctx, operands, dimension):
     memory (XLA transposes around the call where it is not already)."""
     rank = len(ctx.avals_in[0].shape)
     order = [dimension] + [d for d in range(rank - 1, -1, -1) if d != dimension]
-    layout = f"dense<[{', '.join(map(str, order))}]> : tensor<{rank}xindex>"
+    layout = dense_layout(order)
     layouts = f"[{', '.join([layout] * len(operands))}]"
     attrs = {"call_target_name": f'"{ffi.SORT_TARGET}"', "api_version": "4 : i32",
              "backend_config": f"{{dimension = {dimension} : i64}}",

@@ -49,6 +49,14 @@ def aval_type(aval) -> str:
     return tensor_type(aval.shape, aval.dtype)
 
 
+def dense_layout(minor_to_major) -> str:
+    """A custom call's operand or result layout attribute (dimensions minor first)."""
+    if not minor_to_major:
+        return "dense<> : tensor<0xindex>"
+    return (f"dense<[{', '.join(map(str, minor_to_major))}]> : "
+            f"tensor<{len(minor_to_major)}xindex>")
+
+
 def i64_array(values) -> str:
     """A ``array<i64: ...>`` attribute (dense array of dimension numbers etc.)."""
     values = list(values)

@@ -33,7 +33,7 @@ import numpy as np
 from xjax._src.core import dtypes
 from xjax._src.core.ad_util import get_aval
 from xjax._src.lax.batch_rules import bdim_at_front, batch_size, not_mapped
-from xjax._src.lowering.stablehlo import aval_type
+from xjax._src.lowering.stablehlo import aval_type, dense_layout
 from xjax._src.core.avals import ShapedArray
 from xjax._src.lowering.lower_jaxpr import lower_jaxpr_function
 from xjax._src.runtime import default_backend, ffi
@@ -352,12 +352,6 @@ def lapack_target_missing(name: str, target: str, routine: str, aval):
             f"{name} under jit needs LAPACK {routine} from the OpenBLAS bundled with NumPy's "
             "wheels (numpy.libs/libscipy_openblas64_*.so), which was not found")
     return None
-
-
-def dense_layout(minor_to_major) -> str:
-    """A custom call's operand/result layout attribute."""
-    return (f"dense<[{', '.join(map(str, minor_to_major))}]> : "
-            f"tensor<{len(minor_to_major)}xindex>")
 
 
 def lower_lapack_call(ctx, target: str, operand, attributes: dict):

@@ -30,7 +30,7 @@ from xjax._src.higher_order.linalg.common import (batch_leading, bcast, check_in
                                                   take_rows, tril, triu, update_at, where)
 from xjax._src.higher_order.linalg.triangular import triangular_solve
 from xjax._src.core.ad_util import get_aval
-from xjax._src.lowering.stablehlo import aval_type
+from xjax._src.lowering.stablehlo import aval_type, dense_layout
 from xjax._src.runtime import default_backend
 from xjax._src.runtime.ffi import LU_TARGET
 from xjax._src.runtime import ffi
@@ -394,19 +394,14 @@ def _lapack_lu_available(aval) -> bool:
     return default_backend() == "cpu" and LU_TARGET in ffi.ffi_targets("cpu")
 
 
-def _dense_layout(minor_to_major) -> str:
-    return (f"dense<[{', '.join(map(str, minor_to_major))}]> : "
-            f"tensor<{len(minor_to_major)}xindex>")
-
-
 def _lu_lower(ctx, a):
     (aval,) = ctx.avals_in
     if not _lapack_lu_available(aval):
         return _lu_lower_lax(ctx, a)
     rank = len(aval.shape)
     # LAPACK's column-major matrices, batch dims outermost; XLA transposes for us.
-    matrix = _dense_layout([rank - 2, rank - 1, *range(rank - 3, -1, -1)])
-    vector = _dense_layout(list(range(rank - 2, -1, -1)))
+    matrix = dense_layout([rank - 2, rank - 1, *range(rank - 3, -1, -1)])
+    vector = dense_layout(list(range(rank - 2, -1, -1)))
     attrs = {"call_target_name": f'"{LU_TARGET}"', "api_version": "4 : i32",
              "backend_config": "{}", "operand_layouts": f"[{matrix}]",
              "result_layouts": f"[{matrix}, {vector}, {vector}]"}

@@ -15,7 +15,7 @@ from xjax._src.higher_order.linalg.common import (batch_leading, check_inexact, 
                                                   check_matrix, dtype, eye_like, full, matmul,
                                                   real_dtype, scipy_linalg, shape, tril, triu)
 from xjax._src.lax.naryop import Emitter
-from xjax._src.lowering.stablehlo import aval_type, tensor_type
+from xjax._src.lowering.stablehlo import aval_type, dense_layout, tensor_type
 from xjax._src.runtime import default_backend, ffi
 from xjax._src.runtime.ffi import TRSM_TARGET
 from xjax._src.lax.ad_rules import Zero, instantiate
@@ -233,13 +233,13 @@ def _blas_trsm_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
     if (conjugate_a and not transpose_a and complex_a) or 0 in b_aval.shape or \
             len(aval.shape) != len(b_aval.shape):
         return None
-    from xjax._src.higher_order.linalg.lu import _LAPACK_DTYPES, _dense_layout  # lu imports this module
+    from xjax._src.higher_order.linalg.lu import _LAPACK_DTYPES  # lu imports this module
     if aval.dtype not in _LAPACK_DTYPES:
         return None
     if default_backend() != "cpu" or TRSM_TARGET not in ffi.ffi_targets("cpu"):
         return None
     rank = len(aval.shape)
-    layout = _dense_layout([rank - 2, rank - 1, *range(rank - 3, -1, -1)])
+    layout = dense_layout([rank - 2, rank - 1, *range(rank - 3, -1, -1)])
     trans = 0 if not transpose_a else 2 if conjugate_a and complex_a else 1
     config = (f"{{left = {int(bool(left_side))} : i64, lower = {int(bool(lower))} : i64, "
               f"trans = {trans} : i64, unit = {int(bool(unit_diagonal))} : i64}}")
