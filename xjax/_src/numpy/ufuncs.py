@@ -13,6 +13,7 @@ import numpy as np
 from xjax._src import lax
 from xjax._src.core import dtypes
 from xjax._src.core.array import Array
+from xjax._src.core.trace import Tracer
 from xjax._src.numpy._promotion import (aval_of, check_arraylike, convert_element_type,
                                         dtype_and_weak, lax_convert, promote_args,
                                         promote_args_inexact, promote_args_numeric,
@@ -50,10 +51,16 @@ def _dtype(x):
     return aval_of(x).dtype
 
 
-def _fast_scalar(x, y, allowed):
-    """For ``Array op Python int/float``: the scalar as an Array of x's dtype when no other
-    promotion is needed, else None."""
-    aval = x._aval
+def _operand_aval(x, t):
+    """The aval of an Array or tracer (``t`` is its type), else None."""
+    if t is Array:
+        return x._aval
+    return x.aval if isinstance(x, Tracer) else None
+
+
+def _fast_scalar(aval, y, allowed):
+    """For ``array op Python int/float`` (``aval``: the array's): the scalar as an Array of
+    the array's dtype when no other promotion is needed, else None."""
     dt = aval.dtype
     if dt not in allowed:
         return None
@@ -80,7 +87,8 @@ def unary_inexact(name: str, lax_fn, doc: str):
     direct = getattr(lax_fn, "bind_operand", lax_fn)  # skips a frame on the eager hot path
 
     def fn(x, /):
-        if type(x) is Array and x._aval.dtype in _INEXACT:
+        aval = _operand_aval(x, type(x))
+        if aval is not None and aval.dtype in _INEXACT:
             return direct(x)
         x, = promote_args_inexact(name, x)
         return lax_fn(x)
@@ -100,21 +108,28 @@ def binary(name: str, lax_fn, doc: str, *, fast=_NUMERIC, promote=promote_args,
     direct = getattr(lax_fn, "bind_operands", lax_fn)  # skips a frame on the eager hot path
 
     def fn(x1, x2, /):
+        # Operands that need no promotion go straight to lax, eager or traced (the same
+        # equations as the promoting path: a traced pair must also agree on weak types, or
+        # promotion would stage a conversion).
         t1, t2 = type(x1), type(x2)
-        if t1 is Array:
-            if t2 is Array:
-                a1, a2 = x1._aval, x2._aval
+        a1 = _operand_aval(x1, t1)
+        if a1 is not None:
+            a2 = _operand_aval(x2, t2)
+            if a2 is not None:
                 if (a1.dtype is a2.dtype and a1.dtype in fast
-                        and (len(a1.shape) == len(a2.shape) or not a1.shape or not a2.shape)):
+                        and (len(a1.shape) == len(a2.shape) or not a1.shape or not a2.shape)
+                        and (a1.weak_type == a2.weak_type or t1 is t2 is Array)):
                     return direct(x1, x2)
             elif t2 in _PY_NUMBERS:
-                y = _fast_scalar(x1, x2, fast)
+                y = _fast_scalar(a1, x2, fast)
                 if y is not None:
                     return direct(x1, y)
-        elif t2 is Array and t1 in _PY_NUMBERS:
-            y = _fast_scalar(x2, x1, fast)
-            if y is not None:
-                return direct(y, x2)
+        elif t1 in _PY_NUMBERS:
+            a2 = _operand_aval(x2, t2)
+            if a2 is not None:
+                y = _fast_scalar(a2, x1, fast)
+                if y is not None:
+                    return direct(y, x2)
         if extended_fn is not None and (is_extended(x1) or is_extended(x2)):
             return extended_fn(name, x1, x2)
         return promoted(x1, x2)
