@@ -78,6 +78,43 @@ def test_sort_and_argsort_match_xla_and_numpy(monkeypatch, dtype, shape, axis):
         _assert_same_bits(got, _outputs(fun(x)))  # eager: NumPy's kernel
 
 
+def _plain_keys(dtype, shape, rng):
+    """Keys whose integer images keep every bit (no -0.0, only the canonical NaN): the sorted
+    keys are read back from their images instead of gathered."""
+    x = _keys(dtype, shape, rng)
+    if x.dtype.kind in "iub":
+        return x
+    x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)
+    return np.where(x == 0, np.zeros((), x.dtype), x)
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape,axis", [((40, 50), 1), ((70000,), 0), ((2, 66000), 1)])
+def test_keys_read_back_from_their_images(monkeypatch, dtype, shape, axis):
+    # rows of 2**16 or more take 11-bit digits where the image is 4 bytes and sorted alone
+    rng = np.random.default_rng(abs(hash((np.dtype(dtype).name, shape))) % 2**32)
+    x = _plain_keys(dtype, shape, rng)
+    for fun in (lambda v: jnp.sort(v, axis=axis), lambda v: jnp.argsort(v, axis=axis)):
+        got = _outputs(xjax.jit(fun)(x))
+        _assert_same_bits(got, _xla_sort(monkeypatch, fun, x))
+        _assert_same_bits(got, _outputs(fun(x)))
+
+
+def test_rows_with_and_without_lossy_keys_and_iota_payloads(monkeypatch):
+    # per row: keys with or without -0.0 (gathered or read back), a payload that is or is
+    # not 0..n-1 (the order itself or a gather)
+    rng = np.random.default_rng(4)
+    keys = _plain_keys(np.float32, (4, 300), rng)
+    keys[1::2, ::7] = -0.0
+    payload = np.tile(np.arange(300, dtype=np.int32), (4, 1))
+    payload[2:] = rng.permutation(300)
+    fun = lambda k, v: lax.sort((k, v), dimension=1, num_keys=1)  # noqa: E731
+    got = _outputs(xjax.jit(fun)(keys, payload))
+    _assert_same_bits(got, _xla_sort(monkeypatch, fun, keys, payload))
+    order = np.argsort(np.where(keys == 0, 0, keys), axis=1, kind="stable")
+    np.testing.assert_array_equal(got[1], np.take_along_axis(payload, order, 1))
+
+
 @pytest.mark.parametrize("payload", [np.int32, np.complex128, np.float16, np.bool_])
 def test_payloads_follow_the_keys(monkeypatch, payload):
     rng = np.random.default_rng(1)
