@@ -7,7 +7,9 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax, nn, random
+from xjax._src.lowering import lower_jaxpr
 from xjax._src.lowering.lower_jaxpr import (ELEMENTAL_EMITTERS, TREE_REWRITE_OPTIONAL,
+                                            WIDE_VECTOR_MIN_ELEMENTS, WIDE_VECTORS,
                                             lower_module)
 
 FUSION_EMITTERS = {"xla_cpu_use_fusion_emitters": True}
@@ -122,3 +124,46 @@ def test_elemental_erf_reaches_one_at_infinity():
     # the fusion emitters' erf gives 0.9999998 at +-inf and at 3.4e38
     out = np.asarray(xjax.jit(lax.erf)(SPECIAL[:4]))
     np.testing.assert_array_equal(out, [np.nan, 1.0, -1.0, 0.0])
+
+
+# -- 16-lane vectors on CPUs with 512-bit AVX-512 units (lower_jaxpr.WIDE_VECTORS) --
+
+BIG = RNG.standard_normal(WIDE_VECTOR_MIN_ELEMENTS + 5).astype(np.float32)
+WIDE = {
+    "selu": lambda v: 1.05 * jnp.where(v > 0, v, 1.67 * jnp.exp(v) - 1.67),
+    "transcendentals": lambda v: jnp.tanh(v) + jnp.sin(v) * jnp.log1p(jnp.abs(v)) - lax.erf(v),
+    "atanh": lambda v: jnp.arctanh(v / 5),
+    "float64": lambda v: jnp.exp(v.astype(jnp.float64) * 0.5),
+    "integers": lambda v: (v * 1000).astype(jnp.int32) // 7 + jnp.int32(3),
+}
+
+
+@pytest.fixture
+def wide_machine(monkeypatch):
+    monkeypatch.setattr(lower_jaxpr, "native_wide_vectors", lambda: True)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_min_max=false")
+
+
+def test_large_elementwise_modules_ask_for_wide_vectors(wide_machine, monkeypatch):
+    selu = WIDE["selu"]
+    assert _options(selu, BIG) == {**ELEMENTAL_EMITTERS, **WIDE_VECTORS}
+    assert _options(jnp.tan, BIG) == WIDE_VECTORS  # fusion emitters, wide vectors
+    assert _options(selu, X) == ELEMENTAL_EMITTERS  # small: the compile would not pay
+    # a reduction or a dot: 16 lanes would add in another order than JAX's
+    for fun in (lambda v: jnp.exp(v).sum(), lambda v: jnp.exp(v) * jnp.dot(v[:8], v[8:16])):
+        assert "xla_cpu_prefer_vector_width" not in (_options(fun, BIG) or {})
+    assert _options(selu, BIG, platform=None) is None
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_prefer_vector_width=256")  # the user's choice
+    assert _options(selu, BIG) == ELEMENTAL_EMITTERS
+    monkeypatch.setattr(lower_jaxpr, "native_wide_vectors", lambda: False)
+    monkeypatch.delenv("XLA_FLAGS")
+    assert _options(selu, BIG) == ELEMENTAL_EMITTERS
+
+
+@pytest.mark.parametrize("name", sorted(WIDE))
+def test_wide_vectors_give_the_same_bits(name):
+    # on any machine: XLA takes the width as a preference (no AVX-512: 8 lanes either way)
+    lowered = xjax.jit(WIDE[name]).lower(BIG)
+    wide = np.asarray(lowered.compile(WIDE_VECTORS)(BIG))
+    narrow = np.asarray(lowered.compile({"xla_cpu_prefer_vector_width": 256})(BIG))
+    np.testing.assert_array_equal(wide.view(np.uint8), narrow.view(np.uint8))
