@@ -292,8 +292,26 @@ def test_jit_takes_in_and_out_shardings():
     np.testing.assert_array_equal(f(xjax.numpy.arange(3.0)), np.arange(3.0) * 2)
     with pytest.raises(TypeError, match="PartitionSpec instances or None"):
         xjax.jit(lambda x: x, in_shardings="x")
-    with pytest.raises(NotImplementedError, match="compiler_options"):
-        xjax.jit(lambda x: x, compiler_options={"xla_cpu_enable_fast_math": True})
+
+
+def test_jit_compiler_options_reach_xla(tmp_path):
+    f = lambda x: xjax.numpy.sin(x) * 2  # noqa: E731
+    x = np.arange(4.0, dtype=np.float32)
+    plain = xjax.jit(f)(x)
+    # the same function: the options make their own cache entry (else nothing is dumped)
+    dumped = xjax.jit(f, compiler_options={"xla_dump_to": str(tmp_path / "jit")})(x)
+    assert any((tmp_path / "jit").iterdir())
+    np.testing.assert_array_equal(plain, dumped)
+    # lower(...).compile(options) adds its own on top of jit's
+    aot = xjax.jit(f, compiler_options={"xla_dump_to": str(tmp_path / "aot")}).lower(x)
+    np.testing.assert_array_equal(aot.compile({"xla_cpu_use_fusion_emitters": False})(x), plain)
+    assert any((tmp_path / "aot").iterdir())
+    with pytest.raises(xjax.errors.JaxRuntimeError, match="xla_no_such_option"):
+        xjax.jit(f, compiler_options={"xla_no_such_option": 1})(x)
+    with pytest.raises(NotImplementedError, match="optimization_level"):
+        xjax.jit(f, compiler_options={"optimization_level": 1})
+    with pytest.raises(TypeError, match="compiler_options must be a dict"):
+        xjax.jit(f, compiler_options=["xla_dump_to"])
 
 
 def test_in_shardings_none_allows_keyword_arguments():

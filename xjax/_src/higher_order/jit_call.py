@@ -167,9 +167,33 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, donated=None,
 
 def _options(lowered, compiler_options):
     """The module's own XLA options under the caller's (which win)."""
-    if lowered.compiler_options is None:
-        return compiler_options
-    return {**lowered.compiler_options, **(compiler_options or {})}
+    return merge_options(lowered.compiler_options, compiler_options)
+
+
+def merge_options(under, over):
+    """XLA options ``under`` with ``over``'s on top (either may be None)."""
+    if not under:
+        return over or None
+    return {**under, **(over or {})}
+
+
+# Options JAX applies to XLA's ExecutableBuildOptions rather than its DebugOptions.
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                  "optimization_level", "memory_fitting_level")
+
+
+def check_compiler_options(options) -> dict:
+    """``options`` (a mapping of XLA option names to values) as a dict; NotImplementedError
+    for the options JAX applies to XLA's build options."""
+    if not hasattr(options, "items"):
+        raise TypeError(f"compiler_options must be a dict of XLA option names to values, "
+                        f"got {type(options).__name__}")
+    unsupported = sorted(name for name in options if name in _BUILD_OPTIONS)
+    if unsupported:
+        raise NotImplementedError(
+            f"compiler_options {unsupported}: JAX sets these on XLA's build options, which "
+            "xjax's compile does not write; other options are passed to XLA by name")
+    return dict(options)
 
 
 _compile_wrapper = []  # set_compile_wrapper's

@@ -20,7 +20,7 @@ class RefPlan:
     Refs it closes over, and which of both come back as trailing outputs."""
 
     __slots__ = ("ref_positions", "closure_refs", "n_out", "written_args", "written_closure",
-                 "compiled", "closed", "name", "donated")
+                 "compiled", "closed", "name", "donated", "compiler_options")
 
     def __init__(self, ref_positions):
         self.ref_positions = ref_positions
@@ -52,13 +52,15 @@ class RefPlan:
             ref_scopes.write_value(ref, next(extra))
         return outs[:self.n_out]
 
-    def bind_compile(self, closed, name, donated):
+    def bind_compile(self, closed, name, donated, compiler_options=None):
         self.closed, self.name, self.donated = closed, name, donated
+        self.compiler_options = compiler_options
 
     def __call__(self, *flat):
         """A top-level call: compile once, run, write the Refs back."""
         if self.compiled is None:
-            self.compiled = compile_closed_jaxpr(self.closed, self.name, self.donated)
+            self.compiled = compile_closed_jaxpr(self.closed, self.name, self.donated,
+                                                 self.compiler_options)
         return self.write_back(flat, self.compiled(*self.in_values(flat)))
 
 

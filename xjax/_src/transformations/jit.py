@@ -19,8 +19,8 @@ from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.trace import Tracer, ctx as trace_ctx
 from xjax._src.interpreters import eval as eval_interpreter
-from xjax._src.higher_order.jit_call import (compile_closed_jaxpr, consts_as_args,
-                                             inline_when_eager, pjit_p)
+from xjax._src.higher_order.jit_call import (check_compiler_options, compile_closed_jaxpr,
+                                             consts_as_args, inline_when_eager, pjit_p)
 from xjax._src.higher_order.ref_jit import trace_with_refs
 from xjax._src.interpreters.staging import DebugInfo
 from xjax._src.transformations import debug_flags as flag_checks
@@ -83,14 +83,22 @@ def _hashable_static(value, position):
 _LEAF_TREE = tree_flatten(0)[1]
 
 
+def _options_key(options) -> tuple:
+    """A hashable form of jit's compiler options (names sorted)."""
+    if not options:
+        return ()
+    return tuple(sorted((str(name), repr(value)) for name, value in options.items()))
+
+
 class _TraceEntry:
     """What tracing one signature produced: the jaxpr and, once needed, its executable."""
 
     __slots__ = ("closed", "out_tree", "compiled", "call_jaxpr", "call_consts", "donated",
-                 "single_leaf", "ref_plan", "partitioned", "__weakref__")
+                 "single_leaf", "ref_plan", "partitioned", "compiler_options", "__weakref__")
 
-    def __init__(self, closed, out_tree, donated=None, ref_plan=None):
+    def __init__(self, closed, out_tree, donated=None, ref_plan=None, compiler_options=None):
         self.closed = closed
+        self.compiler_options = compiler_options  # jit's (XLA options by name), or None
         self.ref_plan = ref_plan  # Refs passed or closed over (xjax/interpreters/ref_jit.py)
         self.out_tree = out_tree
         self.single_leaf = out_tree == _LEAF_TREE  # the output is one array: skip unflatten
@@ -107,7 +115,8 @@ class _TraceEntry:
         compiled again if called again: see ``runtime.live_executables``)."""
         compiled = self.compiled
         if compiled is None:
-            compiled = self.compiled = compile_closed_jaxpr(self.closed, name, self.donated)
+            compiled = self.compiled = compile_closed_jaxpr(self.closed, name, self.donated,
+                                                            self.compiler_options)
             _live_entries.admit(self)
         return compiled
 
@@ -170,7 +179,7 @@ class PjitFunction:
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                  donate_argnames=None, keep_unused=False, inline=False, _eager_inline=False,
-                 out_shardings=UNSPECIFIED):
+                 out_shardings=UNSPECIFIED, compiler_options=None):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         wraps(fun)(self)  # first: the attributes set below must win over fun's
@@ -184,7 +193,11 @@ class PjitFunction:
             self._signature, donate_argnums, donate_argnames)
         _check_static_donate_disjoint(self._static_argnums, self._static_argnames,
                                       self._donate_argnums, self._donate_argnames)
-        self._donate_key = (self._donate_argnums, self._donate_argnames)
+        self._compiler_options = compiler_options or None
+        # the settings of this wrapper a trace entry depends on, beside the arguments (the
+        # cache is shared by every jit wrapper of the function)
+        self._settings_key = (self._donate_argnums, self._donate_argnames,
+                              _options_key(self._compiler_options))
         self._inline = inline
         self._eager_inline = _eager_inline  # jnp's nested jits: see jit_call.inline_when_eager
         self._cache = _cache_for(fun)
@@ -240,7 +253,7 @@ class PjitFunction:
                 if in_tree is None:
                     in_tree = self._positional_trees[len(args)] = tree_flatten((args, {}))[1]
                 entry = self._cache.get(((), in_tree, tuple(avals), config.xjax_jit_context,
-                                         self._donate_key))
+                                         self._settings_key))
                 if entry is not None:
                     return entry, args, in_tree
         if self._has_statics or kwargs:
@@ -250,7 +263,7 @@ class PjitFunction:
         flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(shaped_abstractify(x) for x in flat)
         # xjax_jit_context: the flags a trace depends on (x64, promotion mode, ...)
-        key = (statics, in_tree, avals, config.xjax_jit_context, self._donate_key)
+        key = (statics, in_tree, avals, config.xjax_jit_context, self._settings_key)
         entry = self._cache.get(key)
         if entry is None:
             if config.jax_explain_cache_misses:
@@ -291,8 +304,8 @@ class PjitFunction:
         if self._donate_argnums or self._donate_argnames:
             donated = self._donation_vector(args, dyn_args, dyn_kwargs)
         if ref_plan is not None:
-            ref_plan.bind_compile(closed, self._name, donated)
-        entry = _TraceEntry(closed, out_tree_box[0], donated, ref_plan)
+            ref_plan.bind_compile(closed, self._name, donated, self._compiler_options)
+        entry = _TraceEntry(closed, out_tree_box[0], donated, ref_plan, self._compiler_options)
         if self._eager_inline:
             inline_when_eager(entry.call_jaxpr)
         return entry
@@ -449,12 +462,16 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
         Checked against the arguments (positional, not static) and results, which are then
         placed as ``device_put`` places them (PartitionSpecs need ``xjax.set_mesh``).
     compiler_options : dict, optional
-        Not supported yet (pass them to ``jit(f).lower(...).compile(compiler_options)``).
+        XLA options by name for every compile of ``fun`` (``{"xla_cpu_enable_fast_math":
+        True}``), values str, bool, int or float; XLA rejects unknown names and bad values
+        when it compiles. ``lower(...).compile(options)`` adds its own on top.
 
     Raises
     ------
     NotImplementedError
-        For non-empty ``compiler_options``.
+        For ``compiler_options`` JAX applies to XLA's build options (``optimization_level``,
+        ``exec_time_optimization_effort``, ``memory_fitting_effort``,
+        ``memory_fitting_level``).
 
     Examples
     --------
@@ -465,18 +482,18 @@ def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static
     """
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
-    if compiler_options:
-        raise NotImplementedError("jit(compiler_options=...) is not supported by xjax yet; "
-                                  "pass them to jit(f).lower(...).compile(compiler_options)")
+    if compiler_options is not None:
+        compiler_options = check_compiler_options(compiler_options)
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, device=device, backend=backend,
-                                 inline=inline)
+                                 inline=inline, compiler_options=compiler_options)
     jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums,
-                          donate_argnames, keep_unused, inline, out_shardings=out_shardings)
+                          donate_argnames, keep_unused, inline, out_shardings=out_shardings,
+                          compiler_options=compiler_options)
     if in_shardings is UNSPECIFIED and out_shardings is UNSPECIFIED:
         return jitted
     return jit_shardings.sharded(fun, jitted, in_shardings, out_shardings,

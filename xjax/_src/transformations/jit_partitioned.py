@@ -24,7 +24,7 @@ from xjax._src.core.sharding_types import (AbstractMesh, Mesh, NamedSharding, Pa
                                            SingleDeviceSharding, concrete_mesh_for,
                                            placement_mesh, spec_axes, spelled_as_typed)
 from xjax._src.lax.placement import reshard_p, sharding_constraint_p
-from xjax._src.higher_order.jit_call import _runtime_value
+from xjax._src.higher_order.jit_call import _runtime_value, merge_options
 from xjax._src.higher_order.primitive import HigherOrderPrimitive
 from xjax._src.higher_order.shard_map import is_multi_device, shard_map_p
 from xjax._src.lowering.lower_jaxpr import Partitioning, donation_attributes, lower_module
@@ -172,7 +172,8 @@ class PartitionedFunction:
                  "out_shardings", "out_indices", "const_args", "in_avals", "out_avals",
                  "text", "compiler_options", "donated", "_requested")
 
-    def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None):
+    def __init__(self, closed, name, mesh, in_shardings, out_shardings=None, donated=None,
+                 compiler_options=None):
         self.mesh = mesh
         self.devices = list(mesh.devices.flat)
         self.replicated = NamedSharding(mesh, PartitionSpec())
@@ -196,7 +197,7 @@ class PartitionedFunction:
                                platform=mesh.devices.flat[0].platform)
         self.text = lowered.text
         self.const_args = lowered.const_args
-        self.compiler_options = lowered.compiler_options
+        self.compiler_options = merge_options(lowered.compiler_options, compiler_options)
         self.donated = tuple(i for i, a in enumerate(attrs or ()) if a is not None)
         self._executable = None
 
@@ -323,7 +324,8 @@ def partitioned_function(entry, name, flat, mesh, arg_names,
     compiled = cache.get(key)
     if compiled is None:
         compiled = cache[key] = PartitionedFunction(entry.closed, name, mesh, in_shardings,
-                                                    out_shardings, entry.donated)
+                                                    out_shardings, entry.donated,
+                                                    entry.compiler_options)
     return compiled
 
 

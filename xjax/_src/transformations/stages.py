@@ -34,7 +34,8 @@ import numpy as np
 from xjax._src.core.pytree import tree_flatten, tree_unflatten
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
-from xjax._src.higher_order.jit_call import compile_closed_jaxpr
+from xjax._src.higher_order.jit_call import (check_compiler_options, compile_closed_jaxpr,
+                                             merge_options)
 from xjax._src.lowering.lower_jaxpr import lower_module
 from xjax._src.runtime import default_backend, default_client
 from xjax._src.transformations import debug_flags as flag_checks
@@ -46,10 +47,6 @@ __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "HloModule", "Lowered", "Tr
 CompilerOptions = dict[str, Union[str, bool]]
 
 # Options JAX sets on XLA's build options rather than passing by name.
-_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
-                  "optimization_level", "memory_fitting_level")
-
-
 class ArgInfo:
     """An argument's abstract value and whether the caller donates it."""
 
@@ -230,10 +227,11 @@ class Lowered(_Stage):
                                           "several devices")
             self._partitioned.compile()
             return Compiled(self._entry, self._name, self._in_tree, self._partitioned)
-        if compiler_options:
-            _check_compiler_options(compiler_options)
+        if compiler_options:  # on top of jit's own
+            options = merge_options(self._entry.compiler_options,
+                                    check_compiler_options(compiler_options))
             compiled = compile_closed_jaxpr(self._entry.closed, self._name,
-                                            self._entry.donated, dict(compiler_options))
+                                            self._entry.donated, options)
             return Compiled(self._entry, self._name, self._in_tree, compiled)
         self._entry.executable(self._name)
         return Compiled(self._entry, self._name, self._in_tree)
@@ -252,15 +250,6 @@ def _check_dialect(dialect) -> str:
     if dialect not in ("stablehlo", "hlo"):
         raise ValueError(f"unknown dialect: {dialect}")
     return dialect
-
-
-def _check_compiler_options(options) -> None:
-    """Raise NotImplementedError for the options JAX applies to XLA's build options."""
-    unsupported = sorted(name for name in options if name in _BUILD_OPTIONS)
-    if unsupported:
-        raise NotImplementedError(
-            f"compiler_options {unsupported}: JAX sets these on XLA's build options, which "
-            "xjax's compile does not write; other options are passed to XLA by name")
 
 
 class HloModule:
