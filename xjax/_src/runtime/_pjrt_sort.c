@@ -272,14 +272,14 @@ static void sort_row(FfiCallFrame *frame, int64_t row, int64_t n, uint64_t *wide
   FfiBuffer *key = (FfiBuffer *)frame->args.values[0];
   int bits = key_bits(key->dtype);
   const char *key_row = (const char *)key->data + (size_t)(row * n) * element_size(key->dtype);
+  int lossy = bits == 64 ? wide_images(key_row, key->dtype, n, wide)
+                         : narrow_images(key_row, key->dtype, n, narrow2);
   void *sorted;
   uint32_t *sorted_order = NULL;
-  int lossy;
   if (bits == 64) {  /* the images, with the order beside them where results need it */
-    lossy = wide_images(key_row, key->dtype, n, wide);
     sorted = radix_sort64(wide, wide2, lossy || count > 1 ? narrow : NULL, narrow2, n, 0, 64,
                           counts, &sorted_order);
-  } else if (!(lossy = narrow_images(key_row, key->dtype, n, narrow2)) && count == 1) {
+  } else if (!lossy && count == 1) {
     sorted = radix_sort32(narrow2, (uint32_t *)wide, NULL, NULL, n, 0, bits, counts,
                           &sorted_order);  /* the images alone */
   } else {  /* image and position packed in one 64-bit word: one stream to scatter */
