@@ -291,6 +291,28 @@ def test_gpu_memory_options_follow_jax_environment(monkeypatch):
                                              "allocator": "platform"}
 
 
+def test_cuda_libraries_are_loaded_from_nvidia_wheel_folders(tmp_path):
+    """A CUDA plugin's libraries in NVIDIA's wheel layout (nvidia/<folder>/lib) are opened
+    before the plugin; a library the layout lacks is skipped. A copy of the C math library
+    plays libcudart.so.13, and the process's memory map shows which file was opened."""
+    with open("/proc/self/maps") as f:
+        libm = next(line.split()[-1] for line in f if "/libm." in line)
+    lib = tmp_path / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libcudart.so.13").write_bytes(open(libm, "rb").read())
+    script = textwrap.dedent("""
+        from xjax._src.runtime import client
+        client._load_cuda_libraries()
+        print(open("/proc/self/maps").read())
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert str(lib / "libcudart.so.13") in done.stdout
+    assert str(lib / "libcublas.so.13") not in done.stdout
+
+
 def test_gpu_check_script_runs_against_the_stand_in():
     """benchmarks/gpu_check.py end to end but for its timings and seeds (which the
     quickstart and benchmarks/run.py cover), on 100 sweep cases."""
@@ -303,6 +325,20 @@ def test_gpu_check_script_runs_against_the_stand_in():
     assert "STAND-IN" in done.stdout
     assert "sweep: 100 cases run eagerly on the device" in done.stdout
     assert "0 differ from the NumPy implementations" in done.stdout
+
+
+def test_gpu_platform_check_passes_against_the_stand_in():
+    """benchmarks/gpu_platform_check.py (transfers, async dispatch, donation, a CPU device
+    beside the GPU, the persistent cache across processes), on the stand-in."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = _run(f"import runpy, sys; sys.argv = ['gpu_platform_check.py']; "
+                f"runpy.run_path({os.path.join(root, 'benchmarks', 'gpu_platform_check.py')!r}, "
+                f"run_name='__main__')", XJAX_STAND_IN_GPU="1")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "transfers", "async dispatch", "donation", "cpu beside the gpu", "persistent cache"]
+    assert all(": ok" in line for line in lines), lines
 
 
 def test_gpu_check_refuses_a_machine_without_a_gpu():

@@ -23,6 +23,7 @@ array([2., 4.], dtype=float32)
 from __future__ import annotations
 
 import atexit
+import ctypes
 import glob
 import importlib.metadata
 import importlib.util
@@ -352,6 +353,39 @@ def _find_plugin(platform: str) -> tuple[str, str]:
     raise RuntimeError(f"unknown platform {platform!r}")
 
 
+# The CUDA libraries a CUDA 13 plugin opens at run time, by NVIDIA's wheel folders
+# (site-packages/nvidia/<folder>/lib). The plugin's RPATH finds them beside it in the same
+# site-packages; loading them first (as JAX does) also covers other layouts, such as the
+# plugin in a user site and the libraries in the system's.
+_CUDA13_LIBRARIES = {
+    "cu13": ["libcudart.so.13", "libnvrtc.so.13", "libnvJitLink.so.13", "libcublasLt.so.13",
+             "libcublas.so.13", "libcupti.so.13", "libcusparse.so.12", "libcusolver.so.12",
+             "libcufft.so.12"],
+    "cudnn": ["libcudnn.so.9"],
+    "nccl": ["libnccl.so.2"],
+    "nvshmem": ["libnvshmem_host.so.3"],
+}
+
+
+def _load_cuda_libraries() -> None:
+    """Load NVIDIA's pip-installed CUDA libraries where they exist; a missing one is left
+    for the plugin to report (or to find on the system's library path)."""
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    for folder, names in _CUDA13_LIBRARIES.items():
+        for root in roots:
+            for name in names:
+                path = os.path.join(root, folder, "lib", name)
+                if os.path.exists(path):
+                    try:
+                        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                    except OSError:
+                        pass  # the plugin names what it could not open
+
+
 def _dist_version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
@@ -469,6 +503,8 @@ def get_client(platform: str = "cpu") -> Client:
             # go to stderr of every program; keep warnings and errors.
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
             _set_default_xla_flags()
+            if dist.startswith("jax-cuda"):
+                _load_cuda_libraries()
             plugin = _pjrt.load_plugin(path)
             options = _client_options(platform)
             stand_in = platform == "gpu" and _standing_in()
