@@ -435,3 +435,55 @@ def test_scaled_dot_against_jax():
         assert got.dtype == want.dtype
         np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
                                    rtol=1e-2, atol=1e-2)
+
+
+def _dot_params(fun, *args):
+    (eqn,) = [e for e in xjax.make_jaxpr(fun)(*args).jaxpr.eqns
+              if e.primitive.name in ("dot_general", "conv_general_dilated")]
+    return eqn.params
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("float32", (lax.Precision.HIGHEST, lax.Precision.HIGHEST)),
+    ("highest", (lax.Precision.HIGHEST, lax.Precision.HIGHEST)),
+    ("tensorfloat32", (lax.Precision.HIGH, lax.Precision.HIGH)),
+    ("bfloat16", (lax.Precision.DEFAULT, lax.Precision.DEFAULT)),
+    ("F32_F32_F32", lax.DotAlgorithmPreset.F32_F32_F32)])
+def test_default_matmul_precision_fills_in_unset_precisions(value, expected):
+    """As in JAX 0.10.2: the flag's value becomes the precision of dots (and convolutions)
+    that set none, in the jaxpr; an explicit precision wins."""
+    x = jnp.ones((3, 4))
+    with xjax.default_matmul_precision(value):
+        assert _dot_params(lambda a: a @ a.T, x)["precision"] == expected
+        assert _dot_params(lambda a: lax.conv(a[None, None], a[None, None], (1, 1), "SAME"),
+                           x)["precision"] == expected
+        explicit = _dot_params(lambda a: lax.dot(a, a.T, precision="default"), x)
+        assert explicit["precision"] == (lax.Precision.DEFAULT, lax.Precision.DEFAULT)
+        np.testing.assert_allclose(xjax.jit(lambda a: a @ a.T)(x), np.full((3, 3), 4.0))
+    assert _dot_params(lambda a: a @ a.T, x)["precision"] is None
+
+
+def test_default_matmul_precision_is_part_of_jits_cache_key():
+    traces = []
+
+    @xjax.jit
+    def f(a):
+        traces.append(1)
+        return a @ a
+
+    x = jnp.ones((2, 2))
+    f(x)
+    with xjax.default_matmul_precision("float32"):
+        f(x)
+        assert "HIGHEST" in f.lower(x).as_text()
+    assert len(traces) == 2
+
+
+def test_default_matmul_precision_rejects_unknown_values():
+    with pytest.raises(ValueError, match="new enum value must be None or in "
+                                         r"\['default', 'high', 'highest'.*got bogus"):
+        with xjax.default_matmul_precision("bogus"):
+            pass
+    with pytest.raises(ValueError, match="got fast"):
+        xjax.config.update("jax_default_matmul_precision", "fast")
+    assert xjax.config.jax_default_matmul_precision is None

@@ -182,6 +182,15 @@ def _enum_class_parser(enum_class):
     return parse
 
 
+# jax_default_matmul_precision's values, in JAX's order: the precision names, then the
+# names of lax.DotAlgorithmPreset (lax/dot_algorithms.py).
+_MATMUL_PRECISIONS = [
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"]
+
 _BOOL_FLAGS = ("jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
                "jax_explain_cache_misses", "jax_check_tracer_leaks", "jax_enable_checks",
                "jax_debug_key_reuse", "jax_enable_custom_prng", "jax_softmax_custom_jvp",
@@ -209,6 +218,7 @@ _PARSERS.update({
     "jax_traceback_filtering": _enum_parser(["off", "tracebackhide", "remove_frames",
                                              "quiet_remove_frames", "auto"]),
     "jax_num_cpu_devices": int,
+    "jax_default_matmul_precision": _optional_enum_parser(_MATMUL_PRECISIONS),
     "jax_default_device": _default_device_value,
     "jax_transfer_guard": _optional_enum_parser(_TRANSFER_GUARD_LEVELS),
     **{name: _optional_enum_parser(_TRANSFER_GUARD_LEVELS) for name in _TRANSFER_GUARD_FLAGS},

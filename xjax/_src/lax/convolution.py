@@ -15,6 +15,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.lax import sharding_rules
+from xjax._src.lax.dot import canonicalize_precision, precision_config_attr
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax.ad_helpers import late_rule
 from xjax._src.lax.ad_rules import Zero, get_aval, jvp_by_parts, transpose_by_parts
@@ -245,6 +246,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
         "rhs_dilation": i64_array(rhs_dilation),
         "window_strides": i64_array(window_strides),
     }
+    if type(precision) is tuple:  # a dot algorithm has no convolution form (JAX: DEFAULT)
+        attrs["precision_config"] = precision_config_attr(precision)
     return ctx.builder.op1("stablehlo.convolution", [lhs, rhs], aval_type(ctx.avals_out[0]),
                            attrs)
 
@@ -496,8 +499,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dn,
         feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
-        precision=precision, preferred_element_type=preferred_element_type,
-        out_sharding=out_sharding)
+        precision=canonicalize_precision(precision),
+        preferred_element_type=preferred_element_type, out_sharding=out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -17,6 +17,7 @@ import numpy as np
 
 from xjax._src.core import dtypes
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.config import config
 from xjax._src.core.out_sharding import check_out_sharding
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax import sharding_rules
@@ -56,6 +57,11 @@ class Precision(enum.Enum):
         return self.name
 
 
+def precision_config_attr(precision) -> str:
+    """StableHLO's ``precision_config`` of a canonical pair of :class:`Precision`."""
+    return "[" + ", ".join(f"#stablehlo<precision {p.name}>" for p in precision) + "]"
+
+
 def _is_algorithm(precision) -> bool:
     """Whether a canonical precision is a dot algorithm (``xjax.lax.DotAlgorithm`` or
     ``DotAlgorithmPreset``, defined in ``dot_algorithms``) rather than None or a pair."""
@@ -64,8 +70,9 @@ def _is_algorithm(precision) -> bool:
 
 def canonicalize_precision(precision):
     """None, a pair of :class:`Precision` (one per operand), or a dot algorithm."""
-    if precision is None:
-        return None
+    if precision is None:  # jax_default_matmul_precision (its values checked when set)
+        default = config.jax_default_matmul_precision
+        return None if default is None else canonicalize_precision(default)
     if isinstance(precision, Precision):
         return (precision, precision)
     if isinstance(precision, str):
@@ -297,7 +304,12 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
     b = ctx.builder
-    if lhs_aval.dtype != rhs_aval.dtype:  # as JAX on CPU/GPU: both to the result type
+    # As JAX on CPU/GPU: operands of two types both go to the result type. On the GPU
+    # also integer operands of a float result: XLA's GPU backend crashes compiling an
+    # integer dot with a float result (seen with jax-cuda13-pjrt 0.11.2 on an H200).
+    if lhs_aval.dtype != rhs_aval.dtype or (
+            ctx.module.platform == "gpu" and dtypes.issubdtype(out_aval.dtype, np.inexact)
+            and not dtypes.issubdtype(lhs_aval.dtype, np.inexact)):
         lhs = b.op1("stablehlo.convert", [lhs], aval_type(lhs_aval.update(dtype=out_aval.dtype)))
         rhs = b.op1("stablehlo.convert", [rhs], aval_type(rhs_aval.update(dtype=out_aval.dtype)))
     operands_in_out_dtype = lhs_aval.dtype != rhs_aval.dtype or lhs_aval.dtype == out_aval.dtype
@@ -306,8 +318,7 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred
         return _lower_as_multiply_reduce(ctx, lhs, rhs, dimension_numbers)
     attrs = {"dot_dimension_numbers": dot_dimension_numbers_attr(dimension_numbers)}
     if precision is not None:
-        attrs["precision_config"] = "[" + ", ".join(
-            f"#stablehlo<precision {p.name}>" for p in precision) + "]"
+        attrs["precision_config"] = precision_config_attr(precision)
     return b.op1("stablehlo.dot_general", [lhs, rhs], aval_type(out_aval), attrs)
 
 

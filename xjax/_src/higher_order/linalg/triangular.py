@@ -263,7 +263,16 @@ def _triangular_solve_lower(ctx, a, b, *, left_side, lower, transpose_a, conjuga
     attrs = {"left_side": str(bool(left_side)).lower(), "lower": str(bool(lower)).lower(),
              "unit_diagonal": str(bool(unit_diagonal)).lower(),
              "transpose_a": f"#stablehlo<transpose {_TRANSPOSE_ATTR[transpose_a, conjugate_a]}>"}
-    return builder.op1("stablehlo.triangular_solve", [a, b], aval_type(ctx.avals_out[0]), attrs)
+    out_aval = ctx.avals_out[0]
+    if ctx.module.platform == "gpu" and aval.dtype == np.float16:
+        # XLA's GPU backend solves with cuBLAS, which has no float16 solve ("Invalid type
+        # for triangular solve"): solve in float32 and round once.
+        wide = [builder.op1("stablehlo.convert", [v], aval_type(av.update(dtype=np.float32)))
+                for v, av in ((a, aval), (b, ctx.avals_in[1]))]
+        x = builder.op1("stablehlo.triangular_solve", wide,
+                        aval_type(out_aval.update(dtype=np.float32)), attrs)
+        return builder.op1("stablehlo.convert", [x], aval_type(out_aval))
+    return builder.op1("stablehlo.triangular_solve", [a, b], aval_type(out_aval), attrs)
 
 
 def _conj(builder, x, aval):
