@@ -42,6 +42,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+if HERE not in sys.path:  # also when started by runpy, which adds no folder
+    sys.path.insert(0, HERE)
+import gpu_vs_jax  # noqa: E402  (beside this file)
 
 # (workload, budget as xjax/JAX time or None, what it measures): benchmarks/workloads.py
 TIMINGS = [
@@ -155,40 +158,107 @@ def write_reference(path, limit=None):
     return len(cases)
 
 
-def sweep_device(reference_path, out_path, part, parts):
-    """Every `parts`-th reference case from `part` on, run eagerly on the default device:
-    each primitive compiled alone by XLA there."""
+def sweep_device(reference_path, cases_path, out_path):
+    """The reference cases named in `cases_path` (JSON), run eagerly on the default device:
+    each primitive compiled alone by XLA there. Each result is appended to `out_path` as it
+    comes (pickled (case, result) pairs, the case's name written first with no result), so
+    that a case that kills the process is known by name."""
     with open(reference_path, "rb") as f:
         cases = pickle.load(f)
+    with open(cases_path) as f:
+        names = json.load(f)
     records = {_case_id(r, d): r for r in _records() for d in r.dtypes}
-    results = {}
-    for case in sorted(cases)[part::parts]:
-        try:
-            results[case] = _leaves(records[case].fun(*cases[case][0]))
-        except Exception as error:
-            results[case] = f"{type(error).__name__}: {error}"[:300]
-    with open(out_path, "wb") as f:
-        pickle.dump(results, f)
+    with open(out_path, "ab") as out:
+        for case in names:
+            pickle.dump((case, None), out)  # started
+            out.flush()
+            try:
+                result = _leaves(records[case].fun(*cases[case][0]))
+            except Exception as error:
+                result = f"{type(error).__name__}: {error}"[:300]
+            pickle.dump((case, result), out)
+            out.flush()
 
 
-def _sweep_parallel(reference, tmp, parts):
+def _read_pairs(path):
+    """(results by case, the case started last without a result or None)."""
+    results, started = {}, None
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            while True:
+                try:
+                    case, result = pickle.load(f)
+                except (EOFError, pickle.UnpicklingError):
+                    break
+                if result is None:
+                    started = case
+                else:
+                    results[case] = result
+                    started = None
+    return results, started
+
+
+def _start_worker(reference, names, tmp, label, env):
+    cases_path = os.path.join(tmp, f"cases{label}.json")
+    out_path = os.path.join(tmp, f"device{label}.pkl")
+    with open(cases_path, "w") as f:
+        json.dump(names, f)
+    # faulthandler: a crash prints the Python stack of the case to stderr
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--sweep-device",
+                             reference, cases_path, out_path], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, names, out_path
+
+
+def _sweep_env():
+    # float32 dots at full precision: the sweep checks the lowering's arithmetic, and a
+    # GPU's default (TF32, as in JAX) rounds operands to 10 bits (gpu_vs_jax.py compares
+    # the default precision with JAX's)
+    return _env(XLA_PYTHON_CLIENT_PREALLOCATE="false", JAX_DEFAULT_MATMUL_PRECISION="highest")
+
+
+def _shared_with_jax(reference, differing, results, env, jax_platform):
+    """The differing cases whose xjax result JAX gives too, bit for bit, on this device
+    (those gpu_vs_jax.py knows, when JAX is installed): XLA's or the GPU's numbers."""
+    known = [case for case in differing if case in gpu_vs_jax.CASES]
+    if not known or not _jax_installed():
+        return []
+    jax_env = dict(env, JAX_PLATFORMS=jax_platform)
+    jax_env.pop("XJAX_STAND_IN_GPU", None)
+    theirs = gpu_vs_jax.results_of("jax", reference, known, jax_env)
+    ours = {case: results[case][0] if isinstance(results[case], list)
+            and len(results[case]) == 1 else results[case] for case in known}
+    return [case for case in known if gpu_vs_jax.same_bits(ours[case], theirs.get(case, "-"))
+            and not isinstance(ours[case], str)]
+
+
+def _sweep_parallel(reference, names, tmp, parts, env):
     """The device sweep in `parts` processes at once (compiling ~2000 small programs is
-    what takes the time), each allocating GPU memory as it needs it."""
-    env = _env(XLA_PYTHON_CLIENT_PREALLOCATE="false")
-    outs = [os.path.join(tmp, f"device{i}.pkl") for i in range(parts)]
-    procs = [subprocess.Popen([sys.executable, __file__, "--sweep-device", reference, out,
-                               str(i), str(parts)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for i, out in enumerate(outs)]
-    results, errors = {}, []
-    for proc, out in zip(procs, outs):
+    what takes the time), each allocating GPU memory as it needs it. A case that kills its
+    process is reported as a crash (with the exit status and the end of its stderr), and
+    the cases after it go on in a new process."""
+    running = [_start_worker(reference, names[i::parts], tmp, str(i), env)
+               for i in range(parts)]
+    results, crashes, restarts = {}, {}, 0
+    while running:
+        proc, chunk, out_path = running.pop(0)
         _, err = proc.communicate(timeout=600)
-        if proc.returncode != 0:
-            errors.append(err[-3000:])
+        done, started = _read_pairs(out_path)
+        results.update(done)
+        if proc.returncode == 0:
             continue
-        with open(out, "rb") as f:
-            results.update(pickle.load(f))
-    return results, errors
+        culprit = started or next((c for c in chunk if c not in done), None)
+        tail = " | ".join(err.strip().splitlines()[-8:])[-1200:]
+        if culprit is None:  # every case finished: the process failed on its way out
+            crashes[f"(exit of a worker after {len(chunk)} cases)"] = \
+                f"exit status {proc.returncode}: {tail}"
+            continue
+        crashes[culprit] = f"crashed the process (exit status {proc.returncode}): {tail}"
+        rest = [c for c in chunk[chunk.index(culprit) + 1:] if c not in done]
+        if rest:
+            restarts += 1
+            running.append(_start_worker(reference, rest, tmp, f"r{restarts}", env))
+    return results, crashes
 
 
 def _difference(got, want, tol):
@@ -212,13 +282,15 @@ def _difference(got, want, tol):
             with np.errstate(invalid="ignore"):
                 error = np.where(same, 0, np.abs(gw - ww) - tol * np.abs(ww))
             if np.any(np.isnan(error)) or np.max(error, initial=0) > tol:
-                return f"max error {float(np.nanmax(np.abs(gw - ww), initial=0)):.3g} > {tol}"
+                with np.errstate(invalid="ignore"):  # inf - inf: NaN, left out of the max
+                    worst = float(np.nanmax(np.abs(gw - ww), initial=0))
+                return f"max error {worst:.3g} > {tol}"
         elif not np.array_equal(g, w):
             return f"{int(np.sum(g != w))} of {g.size} elements differ (exact op)"
     return None
 
 
-def check_sweep(reference, quick, parts):
+def check_sweep(reference, quick, parts, jax_platform):
     made_here = reference is None
     tmp = tempfile.mkdtemp(prefix="xjax-gpu-check-")
     if made_here:  # computed on the host, by a process that never touches the GPU
@@ -229,31 +301,40 @@ def check_sweep(reference, quick, parts):
         if code != 0:
             print(f"sweep: the reference failed:\n{err[-3000:]}")
             return False
-    start = time.perf_counter()
-    results, errors = _sweep_parallel(reference, tmp, parts)
-    seconds = time.perf_counter() - start
-    if errors:
-        print("sweep: the device run failed:\n" + "\n".join(errors))
-        return False
     with open(reference, "rb") as f:
         cases = pickle.load(f)
+    start = time.perf_counter()
+    env = _sweep_env()
+    results, crashes = _sweep_parallel(reference, sorted(cases), tmp, parts, env)
+    seconds = time.perf_counter() - start
     tols = {_case_id(r, d): r.tol for r in _records() for d in r.dtypes}
-    failures, unsupported = [], []
+    failures, unsupported, differing = [], [], {}
+    for case, problem in crashes.items():
+        failures.append(f"  {case}: {problem}")
     for case, (_, want) in sorted(cases.items()):
-        got = results[case]
-        if isinstance(got, str) and got.startswith("NotImplementedError") \
-                and not isinstance(want, str):
-            unsupported.append(case)  # e.g. LAPACK-only decompositions, as in JAX
+        if case in crashes:
+            continue
+        got = results.get(case, "no result: its worker stopped")
+        if isinstance(got, str) and not isinstance(want, str) and (
+                got.startswith("NotImplementedError")  # e.g. LAPACK-only, as in JAX
+                or got.startswith("JaxRuntimeError: UNIMPLEMENTED")):  # XLA's GPU backend
+            unsupported.append(case)
             continue
         problem = _difference(got, want, tols[case])
         if problem is not None:
-            failures.append(f"  {case}: {problem}")
+            differing[case] = problem
+    shared = _shared_with_jax(reference, differing, results, env, jax_platform)
+    failures += [f"  {case}: {problem}" for case, problem in differing.items()
+                 if case not in shared]
     print(f"sweep: {len(cases)} cases run eagerly on the device ({parts} processes) in "
           f"{seconds:.1f} s: {len(failures)} differ from the NumPy implementations, "
-          f"{len(unsupported)} not implemented there")
+          f"{len(unsupported)} not implemented there, {len(crashes)} crashed a process")
     if unsupported:
-        print("  not implemented on the device: " + ", ".join(unsupported))
-    for line in failures[:60]:
+        print("  not implemented on the device (xjax or XLA): " + ", ".join(unsupported))
+    if shared:
+        print("  differ from NumPy as JAX does on this device, bit for bit (gpu_vs_jax.py): "
+              + ", ".join(shared))
+    for line in failures[:120]:
         print(line)
     return not failures
 
@@ -318,15 +399,14 @@ def main():
     parser.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--processes", type=int, default=None,
                         help="processes of the sweep (default: half the cores, at most 8)")
-    parser.add_argument("--sweep-device", nargs=4, metavar=("REFERENCE", "OUT", "I", "N"),
+    parser.add_argument("--sweep-device", nargs=3, metavar=("REFERENCE", "CASES", "OUT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write_reference:
         print(write_reference(args.write_reference, args.limit), "cases")
         return 0
     if args.sweep_device:
-        reference, out, part, parts = args.sweep_device
-        sweep_device(reference, out, int(part), int(parts))
+        sweep_device(*args.sweep_device)
         return 0
     started = time.perf_counter()
     if check_backend(args.allow_stand_in) is None:
@@ -337,7 +417,7 @@ def main():
         ok = check_seeds() and ok
     if "sweep" not in skip:
         parts = args.processes or max(1, min(8, (os.cpu_count() or 2) // 2))
-        ok = check_sweep(args.reference, args.quick, parts) and ok
+        ok = check_sweep(args.reference, args.quick, parts, args.jax_platform) and ok
     if "timings" not in skip:
         rounds = args.rounds or (2 if args.quick else 3)
         ok = check_timings(rounds, args.quick, args.jax_platform) and ok
