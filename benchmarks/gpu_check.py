@@ -205,8 +205,8 @@ def _start_worker(reference, names, tmp, label, env):
         json.dump(names, f)
     # faulthandler: a crash prints the Python stack of the case to stderr
     proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__, "--sweep-device",
-                             reference, cases_path, out_path], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                             reference, cases_path, out_path], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc, names, out_path
 
 
@@ -247,8 +247,12 @@ def _sweep_parallel(reference, names, tmp, parts, env):
         results.update(done)
         if proc.returncode == 0:
             continue
-        culprit = started or next((c for c in chunk if c not in done), None)
         tail = " | ".join(err.strip().splitlines()[-8:])[-1200:]
+        if started is None and not done:  # it failed before its first case: no restart
+            crashes[f"(a worker, before its first of {len(chunk)} cases)"] = \
+                f"exit status {proc.returncode}: {tail}"
+            continue
+        culprit = started or next((c for c in chunk if c not in done), None)
         if culprit is None:  # every case finished: the process failed on its way out
             crashes[f"(exit of a worker after {len(chunk)} cases)"] = \
                 f"exit status {proc.returncode}: {tail}"

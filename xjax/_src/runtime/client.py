@@ -503,7 +503,7 @@ def get_client(platform: str = "cpu") -> Client:
             # go to stderr of every program; keep warnings and errors.
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
             _set_default_xla_flags()
-            if dist.startswith("jax-cuda"):
+            if dist == "jax-cuda13-pjrt":
                 _load_cuda_libraries()
             plugin = _pjrt.load_plugin(path)
             options = _client_options(platform)
