@@ -82,9 +82,10 @@ _pjrt.set_alias_threshold(ALIAS_THRESHOLD_BYTES)
 # sleeping. Waking a thread asleep on a futex costs 20-50 us on virtual machines, more
 # than a whole small program runs (a jitted 64x64 matmul: 60 us with a sleeping wait,
 # 11 us polling; JAX sleeps: 55 us); polls yield the core, so the plugin's workers keep
-# it. XJAX_SPIN_WAIT_US sets it (0: sleep at once).
+# it. 300 us covers mid-size programs too (a 1000-step scan: 190 -> 165 us); 1000 us
+# slowed multi-threaded ones on 2 cores. XJAX_SPIN_WAIT_US sets it (0: sleep at once).
 def _spin_wait_us() -> int:
-    text = os.environ.get("XJAX_SPIN_WAIT_US", "100")
+    text = os.environ.get("XJAX_SPIN_WAIT_US", "300")
     try:
         value = int(text)
     except ValueError:
