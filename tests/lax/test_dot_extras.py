@@ -10,6 +10,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import lax
 from xjax._src.core import dtypes
+from xjax._src.core.config import _MATMUL_PRECISIONS
 from xjax._src.testing.check_grads import check_grads
 
 MODES = ["eager", "jit", "xla"]
@@ -487,3 +488,14 @@ def test_default_matmul_precision_rejects_unknown_values():
     with pytest.raises(ValueError, match="got fast"):
         xjax.config.update("jax_default_matmul_precision", "fast")
     assert xjax.config.jax_default_matmul_precision is None
+
+
+def test_default_matmul_precision_accepts_every_preset_name():
+    """The flag's values (core/config.py, which cannot import lax) name every
+    DotAlgorithmPreset but DEFAULT, after the precision names, as JAX's do."""
+    presets = [m for m in lax.DotAlgorithmPreset if m.name != "DEFAULT"]
+    assert _MATMUL_PRECISIONS[6:] == [m.name for m in presets]
+    x = jnp.ones((2, 2))
+    for preset in presets:
+        with xjax.default_matmul_precision(preset.name):
+            assert _dot_params(lambda a: a @ a, x)["precision"] is preset

@@ -46,7 +46,7 @@ __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "HloModule", "Lowered", "Tr
 
 CompilerOptions = dict[str, Union[str, bool]]
 
-# Options JAX sets on XLA's build options rather than passing by name.
+
 class ArgInfo:
     """An argument's abstract value and whether the caller donates it."""
 
