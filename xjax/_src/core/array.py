@@ -12,6 +12,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core import trace as trace_module
 from xjax._src.core.trace import immutable_message
 from xjax._src.runtime._pjrt import is_immutable as _nothing_can_write
+from xjax._src.runtime._pjrt import set_array_class
 from xjax._src.runtime.client import default_device
 from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.core.sharding_types import Shard, SingleDeviceSharding
@@ -435,6 +436,10 @@ def define_methods(members: dict, properties: dict) -> None:
         setattr(Array, name, fn)
     for name, getter in properties.items():
         setattr(Array, name, property(getter))
+
+
+# Jitted calls make and read Arrays in C (Executable.call_arrays): their slots' layout.
+set_array_class(Array)
 
 
 def register_array_type(cls) -> None:

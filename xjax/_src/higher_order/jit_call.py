@@ -50,8 +50,8 @@ class CompiledFunction:
     def __init__(self, executable, const_args, in_avals, out_avals, text, donated=()):
         self.executable = executable
         self.const_args = [_runtime_value(c, None) for c in const_args]
-        self.in_avals = in_avals
-        self.out_avals = out_avals
+        self.in_avals = tuple(in_avals)
+        self.out_avals = tuple(out_avals)
         self.text = text
         self.donated = tuple(donated)
         self.float0_outputs = tuple(i for i, aval in enumerate(out_avals)
@@ -83,7 +83,15 @@ class CompiledFunction:
     def __call__(self, *args):
         if self.donated:
             buffers = self._execute_donating(args)
-        else:  # execute_flat inlined: this is every jitted call's path
+        else:
+            # Every jitted call's path: Arrays on the device run in C; others (NumPy values,
+            # host-resident Arrays) fall back below.
+            outs = self.executable.call_arrays(self.const_args, args, self.in_avals,
+                                               self.out_avals)
+            if outs is not None:
+                if self.float0_outputs:
+                    self._float0_as_numpy(outs)
+                return outs
             values = self.const_args + [
                 x._buffer if type(x) is Array and x._buffer is not None
                 else _runtime_value(x, aval) for x, aval in zip(args, self.in_avals, strict=True)]

@@ -233,6 +233,9 @@ static PyMethodDef module_methods[] = {
     {"set_alias_threshold", set_alias_threshold, METH_O,
      "Numpy execute() arguments of at least this many bytes may be aliased, not copied. "
      "Returns the previous value."},
+    {"set_array_class", set_array_class, METH_O,
+     "set_array_class(cls): the Array class Executable.call_arrays reads and makes "
+     "(its `_aval`, `_npy` and `_buffer` slots)."},
     {"set_spin_wait", set_spin_wait, METH_O,
      "set_spin_wait(microseconds) -> previous: how long waiting for an event polls it "
      "(yielding the core between polls) before sleeping until it fires."},

@@ -136,6 +136,7 @@ void reset_dtype_cache(void);
 
 /* _pjrt_executable.c */
 PyObject *Client_compile(ClientObject *self, PyObject *args, PyObject *kwds);
+PyObject *set_array_class(PyObject *mod, PyObject *arg);
 
 /* _pjrt_ffi.c: XLA FFI custom-call handlers (host callbacks, LAPACK) */
 PyObject *ffi_register_target(PyObject *mod, PyObject *args);

@@ -350,12 +350,14 @@ static void mark_if_taken(const PJRT_Api *api, BufferObject *b) {
   }
 }
 
-static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
+/* One run on `nargs` arguments: DeviceBuffers or numpy values, read from `seq` (a
+ * PySequence_Fast, re-read each time because the upload hooks run Python code) or, where
+ * `seq` is NULL, from `items` (references the caller holds). Returns a list of the
+ * results' DeviceBuffers. */
+static PyObject *run_once(ExecutableObject *self, PyObject *seq, PyObject *const *items,
+                          Py_ssize_t nargs) {
   ClientObject *c = self->client;
   const PJRT_Api *api = c->api;
-  PyObject *seq = PySequence_Fast(arglist, "execute() takes a list of arguments");
-  if (seq == NULL) return NULL;
-  Py_ssize_t nargs = PySequence_Fast_GET_SIZE(seq);
   Py_ssize_t nout = self->num_outputs;
 
   PJRT_Buffer *arg_stack[STACK_ARGS], *out_stack[STACK_ARGS];
@@ -390,11 +392,11 @@ static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
   }
   for (i = 0; i < nargs; i++) {
     /* Re-read each time: the conversion hooks run Python code. */
-    if (PySequence_Fast_GET_SIZE(seq) != nargs) {
+    if (seq != NULL && PySequence_Fast_GET_SIZE(seq) != nargs) {
       PyErr_SetString(PyExc_RuntimeError, "execute() argument list changed during the call");
       goto cleanup;
     }
-    PyObject *x = PySequence_Fast_ITEMS(seq)[i];
+    PyObject *x = seq != NULL ? PySequence_Fast_ITEMS(seq)[i] : items[i];
     /* Held before the upload hooks run Python code, which may drop the list's reference. */
     Py_INCREF(x);
     held[nheld++] = x;
@@ -523,7 +525,116 @@ cleanup:
     PyMem_Free(keep);
   }
   if (outv != out_stack) PyMem_Free(outv);
+  return result;
+}
+
+static PyObject *Executable_execute(ExecutableObject *self, PyObject *arglist) {
+  PyObject *seq = PySequence_Fast(arglist, "execute() takes a list of arguments");
+  if (seq == NULL) return NULL;
+  PyObject *result = run_once(self, seq, NULL, PySequence_Fast_GET_SIZE(seq));
   Py_DECREF(seq);
+  return result;
+}
+
+/* The Array class whose instances call_arrays() reads and makes, and where its slots
+ * are (set_array_class). */
+static PyTypeObject *array_type = NULL;
+static Py_ssize_t array_aval_offset, array_npy_offset, array_buffer_offset;
+
+#define ARRAY_SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+/* A slot's offset in instances of `type`: its member descriptor's, which must hold an
+ * object (-1 with an exception otherwise). */
+static Py_ssize_t slot_offset(PyTypeObject *type, const char *name) {
+  PyObject *descr = PyDict_GetItemString(type->tp_dict, name); /* borrowed */
+  if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type) ||
+      ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+    PyErr_Format(PyExc_TypeError, "set_array_class: %s has no object slot %s",
+                 type->tp_name, name);
+    return -1;
+  }
+  return ((PyMemberDescrObject *)descr)->d_member->offset;
+}
+
+PyObject *set_array_class(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  if (!PyType_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "set_array_class() takes a class");
+    return NULL;
+  }
+  PyTypeObject *type = (PyTypeObject *)arg;
+  Py_ssize_t aval = slot_offset(type, "_aval"), npy = slot_offset(type, "_npy"),
+             buffer = slot_offset(type, "_buffer");
+  if (aval < 0 || npy < 0 || buffer < 0) return NULL;
+  Py_INCREF(type);
+  Py_XSETREF(array_type, type);
+  array_aval_offset = aval;
+  array_npy_offset = npy;
+  array_buffer_offset = buffer;
+  Py_RETURN_NONE;
+}
+
+/* An Array holding `buffer` (a new reference, stolen) with abstract value `aval`, as
+ * Array._from_buffer makes it. */
+static PyObject *new_array(PyObject *buffer, PyObject *aval) {
+  PyObject *array = array_type->tp_alloc(array_type, 0);
+  if (array == NULL) {
+    Py_DECREF(buffer);
+    return NULL;
+  }
+  Py_INCREF(aval);
+  ARRAY_SLOT(array, array_aval_offset) = aval;
+  Py_INCREF(Py_None);
+  ARRAY_SLOT(array, array_npy_offset) = Py_None;
+  ARRAY_SLOT(array, array_buffer_offset) = buffer;
+  return array;
+}
+
+/* call_arrays(const_buffers, args, in_avals, out_avals): a jitted call's whole run in C,
+ * for the common case: `args` (a tuple) holds Arrays of the registered class, each with a
+ * DeviceBuffer, and `const_buffers` (a list) DeviceBuffers. Returns the list of result
+ * Arrays, or None when that case does not apply (the caller takes the general path). */
+static PyObject *Executable_call_arrays(ExecutableObject *self, PyObject *const *argv,
+                                        Py_ssize_t argc) {
+  if (argc != 4 || !PyList_CheckExact(argv[0]) || !PyTuple_CheckExact(argv[1]) ||
+      !PyTuple_CheckExact(argv[2]) || !PyTuple_CheckExact(argv[3])) {
+    PyErr_SetString(PyExc_TypeError, "call_arrays(list, tuple, tuple, tuple)");
+    return NULL;
+  }
+  PyObject *consts = argv[0], *args = argv[1], *out_avals = argv[3];
+  Py_ssize_t nconst = PyList_GET_SIZE(consts), nin = PyTuple_GET_SIZE(args);
+  Py_ssize_t nargs = nconst + nin, i;
+  if (array_type == NULL || self->donated != NULL || nin != PyTuple_GET_SIZE(argv[2]) ||
+      PyTuple_GET_SIZE(out_avals) != self->num_outputs || nargs > STACK_ARGS)
+    Py_RETURN_NONE;
+  PyObject *items[STACK_ARGS];
+  for (i = 0; i < nconst; i++) {
+    items[i] = PyList_GET_ITEM(consts, i);
+    if (!Py_IS_TYPE(items[i], &BufferType)) Py_RETURN_NONE;
+  }
+  for (i = 0; i < nin; i++) {
+    PyObject *x = PyTuple_GET_ITEM(args, i);
+    if (!Py_IS_TYPE(x, array_type)) Py_RETURN_NONE;
+    PyObject *buffer = ARRAY_SLOT(x, array_buffer_offset);
+    if (buffer == NULL || !Py_IS_TYPE(buffer, &BufferType)) Py_RETURN_NONE;
+    items[nconst + i] = buffer;
+  }
+  /* Held: a DeviceBuffer on another device is copied by Python code, which could change
+   * the list or the Arrays. */
+  for (i = 0; i < nargs; i++) Py_INCREF(items[i]);
+  PyObject *result = run_once(self, NULL, items, nargs);
+  for (i = 0; i < nargs; i++) Py_DECREF(items[i]);
+  if (result == NULL) return NULL;
+  for (i = 0; i < self->num_outputs; i++) {
+    PyObject *buffer = PyList_GET_ITEM(result, i);
+    PyList_SET_ITEM(result, i, NULL);
+    PyObject *array = new_array(buffer, PyTuple_GET_ITEM(out_avals, i));
+    if (array == NULL) {
+      Py_DECREF(result);
+      return NULL;
+    }
+    PyList_SET_ITEM(result, i, array);
+  }
   return result;
 }
 
@@ -798,6 +909,11 @@ static PyMethodDef Executable_methods[] = {
      "execute(args) -> list[DeviceBuffer]\n\nRuns the program on DeviceBuffer or numpy "
      "arguments; returns at once (asynchronous). Writeable numpy arguments are copied "
      "during the call, so later writes to them never change the results."},
+    {"call_arrays", (PyCFunction)(void (*)(void))Executable_call_arrays, METH_FASTCALL,
+     "call_arrays(const_buffers, args, in_avals, out_avals) -> list[Array] | None\n\nA "
+     "jitted call's run for Arrays that hold DeviceBuffers (set_array_class's class) and "
+     "DeviceBuffer constants, without donation: the result Arrays, or None where another "
+     "argument asks for the general path (execute)."},
     {"execute_sharded", (PyCFunction)Executable_execute_sharded, METH_O,
      "execute_sharded(arg_lists) -> list[list[DeviceBuffer]]\n\nOne run on every device "
      "of a multi-device program: a list of DeviceBuffers per device (in `devices` order) "
