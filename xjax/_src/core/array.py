@@ -11,8 +11,7 @@ import numpy as np
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core import trace as trace_module
 from xjax._src.core.trace import immutable_message
-from xjax._src.runtime._pjrt import is_immutable as _nothing_can_write
-from xjax._src.runtime._pjrt import set_array_class
+from xjax._src.runtime._pjrt import is_immutable as _nothing_can_write, set_array_class
 from xjax._src.runtime.client import default_device
 from xjax._src.runtime.sharded import ShardedBuffer
 from xjax._src.core.sharding_types import Shard, SingleDeviceSharding
