@@ -1,4 +1,5 @@
-"""Builds xjax's one C extension, xjax._src.runtime._pjrt (the PJRT C API binding).
+"""Builds xjax's C extensions: xjax._src.runtime._pjrt (the PJRT C API binding) and
+xjax._src.core._pytree (pytree flattening of the built-in containers).
 
 Everything else about the package lives in pyproject.toml. The extension is
 compiled against the `pjrt_c_api.h` that ships inside the `xla-cpu-pjrt` wheel
@@ -27,6 +28,8 @@ def _pjrt_include_dir() -> str:
     return include
 
 
+_C_FLAGS = ["-O2", "-std=c11", "-fvisibility=hidden", "-Wall", "-Wno-missing-field-initializers"]
+
 setup(
     ext_modules=[
         Extension(
@@ -43,10 +46,12 @@ setup(
             depends=["xjax/_src/runtime/_pjrt.h", "xjax/_src/runtime/_pjrt_ffi.h"],
             include_dirs=[_pjrt_include_dir()],
             libraries=["dl"],
-            extra_compile_args=[
-                "-O2", "-std=c11", "-fvisibility=hidden", "-Wall",
-                "-Wno-missing-field-initializers",
-            ],
-        )
+            extra_compile_args=_C_FLAGS,
+        ),
+        Extension(
+            "xjax._src.core._pytree",
+            sources=["xjax/_src/core/_pytree.c"],
+            extra_compile_args=_C_FLAGS,
+        ),
     ],
 )

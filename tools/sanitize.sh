@@ -2,7 +2,8 @@
 # tools/sanitize.sh: run xjax's runtime tests against an ASan+UBSan build of the C extension.
 #
 # What it checks
-#   xjax._src.runtime._pjrt (xjax/_src/runtime/_pjrt*.c, the PJRT C API binding) is rebuilt in a
+#   xjax._src.runtime._pjrt (xjax/_src/runtime/_pjrt*.c, the PJRT C API binding) and
+#   xjax._src.core._pytree (pytree flattening) are rebuilt in a
 #   throwaway copy of the package with AddressSanitizer and UndefinedBehaviorSanitizer
 #   (-fsanitize=address,undefined). The tests then run against that copy, so heap/stack
 #   overflows, use-after-free, double free and undefined behaviour (bad shifts, misaligned

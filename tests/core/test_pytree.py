@@ -547,3 +547,75 @@ def test_matches_jax(jtu):
         with pytest.raises(ValueError) as theirs:
             jtu.tree_map(lambda x, y: x, a, b)
         assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {}),
+    ((1, 2.0), {}),
+    (([(1, 2), (3, None)], {"b": 4, "a": [5]}), {}),
+    ((collections.namedtuple("P", "x y")(1, (2, 3)),), {}),
+    ((1,), {"k": (2, 3), "j": None}),
+])
+def test_flatten_call_args_is_tree_flatten_of_the_pair(args, kwargs):
+    leaves, treedef = pytree.flatten_call_args(args, kwargs)
+    expected_leaves, expected = pytree.tree_flatten((args, kwargs))
+    assert leaves == expected_leaves
+    assert treedef == expected and hash(treedef) == hash(expected)
+    assert treedef.num_leaves == expected.num_leaves
+    assert pytree.tree_unflatten(treedef, leaves) == (args, kwargs)
+
+
+class _Unseen:
+    """A leaf type no flatten has classified before the test that makes it."""
+
+
+def _random_tree(rng, depth):
+    kind = int(rng.integers(0, 9 if depth < 4 else 3))
+    if kind == 0:
+        return float(rng.standard_normal())
+    if kind == 1:
+        return np.arange(int(rng.integers(0, 3)))
+    if kind == 2:
+        return None if rng.random() < 0.5 else _Unseen()
+    children = [_random_tree(rng, depth + 1) for _ in range(int(rng.integers(0, 10)))]
+    if kind == 3:
+        return tuple(children)
+    if kind == 4:
+        return children
+    if kind == 5:
+        return {f"k{int(rng.integers(0, 99))}": c for c in children}
+    if kind == 6:
+        return Point(children[0] if children else 1, tuple(children[1:]))
+    if kind == 7:
+        return Box(children, "box")
+    return {int(rng.integers(0, 9)): c for c in children}
+
+
+def test_c_flatten_makes_the_python_reference_nodes():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        tree = _random_tree(rng, 0)
+        leaves, reference_leaves = [], []
+        node = pytree._flatten(tree, leaves)
+        assert node == pytree._flatten_python(tree, reference_leaves)
+        assert len(leaves) == len(reference_leaves)
+        assert all(a is b for a, b in zip(leaves, reference_leaves))
+        seq_leaves, reference_seq_leaves = [], []
+        items = [tree, tree] if isinstance(tree, (list, tuple, dict)) else [tree]
+        assert (pytree._flatten_seq(iter(items), seq_leaves)
+                == pytree._flatten_seq_python(iter(items), reference_seq_leaves))
+        assert all(a is b for a, b in zip(seq_leaves, reference_seq_leaves))
+
+
+def test_c_flatten_errors():
+    with pytest.raises(ValueError, match="Comparator raised exception"):
+        pytree.tree_flatten({1: 2, "a": 3})
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        pytree.tree_flatten(deep)
+    with pytest.raises(TypeError, match="leaves must be a list"):
+        pytree._flatten((1,), ())
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        pytree._flatten_seq((1,))

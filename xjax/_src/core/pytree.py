@@ -19,6 +19,8 @@ import threading
 
 from typing import Any, TypeVar
 
+from xjax._src.core import _pytree as _c_pytree
+
 __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath",
            "SequenceKey", "keystr", "PyTreeDef", "tree_flatten", "tree_map",
            "tree_unflatten", "tree_leaves", "tree_structure", "register_pytree_node",
@@ -200,7 +202,8 @@ def keystr(keys, *, simple: bool = False, separator: str = "") -> str:
 # flattening
 
 
-def _flatten(x, leaves) -> tuple:
+def _flatten_python(x, leaves) -> tuple:
+    """The node of ``x``, its leaves appended to ``leaves`` (what the C ``_flatten`` does)."""
     h = _handlers.get(type(x), _flatten_unknown)
     if h is None:  # a leaf
         leaves.append(x)
@@ -222,8 +225,9 @@ def _all_leaf_types(xs) -> bool:
     return _leaf_set.issuperset(map(type, xs))
 
 
-def _flatten_seq(xs, leaves) -> tuple:
-    """Flatten each of ``xs`` (handling leaves inline: one call less per leaf)."""
+def _flatten_seq_python(xs, leaves) -> tuple:
+    """Flatten each of ``xs`` (handling leaves inline: one call less per leaf); what the C
+    ``_flatten_seq`` does."""
     out = []
     for c in xs:
         h = _handlers.get(type(c), _flatten_unknown)
@@ -239,9 +243,9 @@ def _h_tuple(x, leaves) -> tuple:
     if len(x) <= 8:
         for c in x:
             if type(c) not in _leaf_set:
-                return (TUPLE, None, _flatten_seq(x, leaves), None)
+                return (TUPLE, None, _flatten_seq_python(x, leaves), None)
     elif not _leaf_set.issuperset(map(type, x)):
-        return (TUPLE, None, _flatten_seq(x, leaves), None)
+        return (TUPLE, None, _flatten_seq_python(x, leaves), None)
     leaves.extend(x)
     node = _flat_tuple_nodes.get(len(x))
     return node if node is not None else _flat_node(TUPLE, len(x))
@@ -252,7 +256,7 @@ def _h_list(x, leaves) -> tuple:
         leaves.extend(x)
         node = _flat_list_nodes.get(len(x))
         return node if node is not None else _flat_node(LIST, len(x))
-    return (LIST, None, _flatten_seq(x, leaves), None)
+    return (LIST, None, _flatten_seq_python(x, leaves), None)
 
 
 def _h_none(x, leaves) -> tuple:
@@ -263,7 +267,7 @@ def _h_dict(x, leaves) -> tuple:
     if not x:
         return _EMPTY_DICT_NODE
     keys = _sorted_keys(x)
-    return (DICT, keys, _flatten_seq(map(x.__getitem__, keys), leaves), None)
+    return (DICT, keys, _flatten_seq_python(map(x.__getitem__, keys), leaves), None)
 
 
 def _h_namedtuple(x, leaves) -> tuple:
@@ -280,6 +284,18 @@ def _h_custom(x, leaves) -> tuple:
 
 # type -> flatten handler; None marks a leaf type. Unknown types are classified on sight.
 _handlers: dict = {tuple: _h_tuple, list: _h_list, dict: _h_dict, type(None): _h_none}
+
+# _flatten and _flatten_seq run in C (core/_pytree.c): jit flattens its arguments on every
+# call. The C functions do the built-in containers themselves (recognising the handlers
+# above) and call every other handler; they make the same nodes as _flatten_python and
+# _flatten_seq_python, kept as the reference (tests/core/test_pytree.py compares them).
+_c_pytree.configure(
+    handlers=_handlers, h_tuple=_h_tuple, h_list=_h_list, h_dict=_h_dict, h_none=_h_none,
+    flatten_unknown=_flatten_unknown, sorted_keys=_sorted_keys, flat_node=_flat_node,
+    flat_tuple_nodes=_flat_tuple_nodes, flat_list_nodes=_flat_list_nodes, leaf_node=_LEAF,
+    none_node=_NONE_NODE, empty_dict_node=_EMPTY_DICT_NODE, kind_tuple=TUPLE,
+    kind_list=LIST, kind_dict=DICT)
+_flatten, _flatten_seq = _c_pytree.flatten, _c_pytree.flatten_seq
 
 
 def _flatten_is_leaf(x, leaves, is_leaf) -> tuple:
@@ -380,6 +396,16 @@ def tree_flatten(tree, is_leaf=None):
     else:
         leaves = []
         node = _flatten_is_leaf(tree, leaves, is_leaf)
+    return leaves, PyTreeDef(node, len(leaves))
+
+
+def flatten_call_args(args: tuple, kwargs: dict):
+    """``tree_flatten((args, kwargs))`` for a call's positional tuple and keyword dict, the
+    outer pair's node built directly when there are no keywords (jit's dispatch path)."""
+    if kwargs:
+        return tree_flatten((args, kwargs))
+    leaves = []
+    node = (TUPLE, None, (_flatten(args, leaves), _EMPTY_DICT_NODE), None)
     return leaves, PyTreeDef(node, len(leaves))
 
 

@@ -15,7 +15,7 @@ from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr
-from xjax._src.core.pytree import tree_flatten, tree_unflatten
+from xjax._src.core.pytree import flatten_call_args, tree_flatten, tree_unflatten
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.trace import Tracer, ctx as trace_ctx
 from xjax._src.interpreters import eval as eval_interpreter
@@ -260,8 +260,10 @@ class PjitFunction:
             statics, dyn_args, dyn_kwargs = self._split(args, kwargs)
         else:
             statics, dyn_args, dyn_kwargs = (), args, kwargs
-        flat, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
-        avals = tuple(shaped_abstractify(x) for x in flat)
+        flat, in_tree = flatten_call_args(tuple(dyn_args), dyn_kwargs)
+        # (an Array's own aval read inline: a training step's parameters are many Arrays)
+        avals = tuple([aval if type(x) is Array and type(aval := x._aval) is ShapedArray
+                       else shaped_abstractify(x) for x in flat])
         # xjax_jit_context: the flags a trace depends on (x64, promotion mode, ...)
         key = (statics, in_tree, avals, config.xjax_jit_context, self._settings_key)
         entry = self._cache.get(key)
