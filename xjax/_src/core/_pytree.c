@@ -151,8 +151,12 @@ static PyObject *flatten(PyObject *x, PyObject *leaves) {
   return node;
 }
 
-/* Two arguments, the second a list: the leaves. */
+/* Two arguments, the second a list (the leaves), once configure() has run. */
 static int check_args(const char *name, PyObject *const *args, Py_ssize_t nargs) {
+  if (handlers == NULL) {
+    PyErr_Format(PyExc_RuntimeError, "pytree %s: configure() was not called", name);
+    return -1;
+  }
   if (nargs != 2) {
     PyErr_Format(PyExc_TypeError, "%s() takes 2 arguments (%zd given)", name, nargs);
     return -1;
@@ -167,10 +171,6 @@ static int check_args(const char *name, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *flatten_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   if (check_args("flatten", args, nargs) < 0) return NULL;
-  if (handlers == NULL) {
-    PyErr_SetString(PyExc_RuntimeError, "pytree flatten: configure() was not called");
-    return NULL;
-  }
   return flatten(args[0], args[1]);
 }
 
@@ -178,10 +178,6 @@ static PyObject *flatten_py(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 static PyObject *flatten_seq_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   if (check_args("flatten_seq", args, nargs) < 0) return NULL;
-  if (handlers == NULL) {
-    PyErr_SetString(PyExc_RuntimeError, "pytree flatten_seq: configure() was not called");
-    return NULL;
-  }
   PyObject *items = PySequence_Tuple(args[0]);
   if (items == NULL) return NULL;
   PyObject *out = children_of(&PyTuple_GET_ITEM(items, 0), PyTuple_GET_SIZE(items), args[1]);
