@@ -131,3 +131,19 @@ def test_call_arrays_checks_its_argument_types():
     with pytest.raises(TypeError, match="call_arrays"):
         compiled.executable.call_arrays(compiled.const_args, [x], compiled.in_avals,
                                         compiled.out_avals)
+
+
+@pytest.mark.parametrize("kind", ["device_array", "numpy"])
+def test_each_call_is_recorded_once(kind):
+    from xjax._src.higher_order import jit_call
+    x = _device_array(np.arange(3, dtype=np.float32))
+    compiled, _ = _compiled(lambda a: a - 1, x)
+    arg = x if kind == "device_array" else np.arange(3, dtype=np.float32)
+    records = []
+    jit_call.set_execution_recorder(lambda c, start, end: records.append(c))
+    try:
+        (out,) = compiled(arg)
+    finally:
+        jit_call.set_execution_recorder(None)
+    assert records == [compiled]
+    np.testing.assert_array_equal(np.asarray(out), np.arange(3, dtype=np.float32) - 1)
