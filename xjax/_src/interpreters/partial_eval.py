@@ -53,7 +53,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns):
     Returns ``(known, unknown, out_unknowns, num_residuals)``: ``known`` maps the known inputs
     to (known outputs..., residuals...); ``unknown`` maps (residuals..., unknown inputs...)
     to the unknown outputs. An equation is unknown when any operand is; equations holding
-    jaxprs split by their ``partial_eval_jaxpr_rules``.
+    jaxprs split by their ``partial_eval_jaxpr_rules``. Both sides are freed of dead code
+    (side effects stay).
     """
     if jaxpr.constvars:
         raise ValueError("partial_eval_jaxpr expects a jaxpr whose consts are arguments")
@@ -77,6 +78,10 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns):
         unknown_vars.update(v for v, u in zip(eqn.outvars, out_unknowns, strict=True)
                             if u and type(v) is not DropVar)
     out_unknowns = [type(v) is not Literal and v in unknown_vars for v in jaxpr.outvars]
+    unknown_out = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]
+    # Unknown work no unknown output reads (a tangent that meets stop_gradient) is dropped
+    # first, so the known values only it read are neither residuals nor computed, as JAX.
+    unknown_eqns, _ = dce_eqns(unknown_eqns, unknown_out)
     # Residuals: known variables the unknown side reads.
     residuals, seen = [], set()
     for eqn in unknown_eqns:
@@ -86,9 +91,9 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns):
                 residuals.append(a)
     known_in = [v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if not u]
     known_out = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u]
+    known_eqns, _ = dce_eqns(known_eqns, known_out + residuals)
     known = Jaxpr([], known_in, known_out + residuals, known_eqns)
     unknown_in = [v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if u]
-    unknown_out = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]
     # Fresh binders for the residuals so the unknown jaxpr's inputs are its own.
     unknown = _rename_inputs(Jaxpr([], residuals + unknown_in, unknown_out, unknown_eqns))
     return known, unknown, out_unknowns, len(residuals)

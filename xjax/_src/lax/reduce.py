@@ -226,8 +226,8 @@ def _chooser_jvp(name):
         ans = registry[name].bind(x, axes=axes, **params)
         if type(t) is Zero:
             return ans, Zero(t.aval)
-        shape = tuple(x.shape)
-        where = eq(x, broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes)))
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        where = eq(x, reshape(ans, kept))  # size-1 axes broadcast, as JAX's rule
         location = convert_element_type(where, t.dtype)
         counts = reduce_sum(location, axes)
         return ans, div(reduce_sum(mul(t, location), axes), counts)
