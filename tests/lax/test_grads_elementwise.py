@@ -349,3 +349,45 @@ def test_batched_derivatives_agree_with_jax():
     want = jax.vmap(jax.grad(f(jlax), argnums=(0, 1)), in_axes=(0, None))(x, y)
     for g, w in zip(got, want, strict=True):
         _assert_close(g, w, 1e-5)
+
+
+_BINARY_FOR_JAXPRS = ("add", "sub", "mul", "div", "max", "min", "pow", "atan2", "rem")
+_SHAPE_PAIRS = (((4, 3), (4, 3)), ((4, 3), (4, 1)), ((4, 1), (4, 3)))
+
+
+def _jvp_jaxpr_text(lib, op, shapes, which):
+    """The jaxpr of ``jvp(op)`` with tangents in both operands or one (``which``)."""
+    x = np.full(shapes[0], 1.5, np.float32)
+    y = np.full(shapes[1], 0.5, np.float32)
+    if which == "both":
+        return str(lib.make_jaxpr(lambda x, y, tx, ty: lib.jvp(op, (x, y), (tx, ty)))(x, y, x, y))
+    if which == "x":
+        return str(lib.make_jaxpr(lambda x, y, t: lib.jvp(lambda a: op(a, y), (x,), (t,)))(x, y, x))
+    return str(lib.make_jaxpr(lambda x, y, t: lib.jvp(lambda b: op(x, b), (y,), (t,)))(x, y, y))
+
+
+@pytest.mark.parametrize("name", _BINARY_FOR_JAXPRS)
+def test_binary_jvp_jaxprs_print_as_jax(name):
+    """JAX 0.10.2's rules equation for equation: contributions summed with ``add_any``, add
+    and sub adding tangents themselves, a lone broadcast tangent reshaped then broadcast,
+    max/min's shares and rem's quotient in JAX's order."""
+    for shapes in _SHAPE_PAIRS:
+        for which in ("both", "x", "y"):
+            ours = _jvp_jaxpr_text(xjax, getattr(lax, name), shapes, which)
+            theirs = _jvp_jaxpr_text(jax, getattr(jlax, name), shapes, which)
+            assert ours == theirs, (name, shapes, which)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erf_inv", "exp2"])
+def test_unary_jvps_multiply_in_jaxs_order(name):
+    """The tangent's products in JAX's order (the rounding of the derivative follows it)."""
+    x = np.linspace(-0.9, 0.9, 64, dtype=np.float32)
+    t = np.linspace(0.3, 3.0, 64, dtype=np.float32)
+
+    def text(lib, op):
+        return str(lib.make_jaxpr(lambda x, t: lib.jvp(op, (x,), (t,)))(x, t))
+
+    assert text(xjax, getattr(lax, name)) == text(jax, getattr(jlax, name))
+    ours = xjax.jit(lambda x, t: xjax.jvp(getattr(lax, name), (x,), (t,))[1])(x, t)
+    theirs = jax.jit(lambda x, t: jax.jvp(getattr(jlax, name), (x,), (t,))[1])(x, t)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))

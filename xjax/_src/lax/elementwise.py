@@ -29,7 +29,7 @@ from xjax._src.lax.naryop import (ANY, COMPLEX, F32_COMPLEX_F64, F32_F64, FLOATI
                                   lower_single, naryop, real_dtype, result_shape, scalar_like,
                                   unary_wrapper)
 from xjax._src.lax.operands import to_operand
-from xjax._src.lax.shape import broadcast_to, full_like_shape
+from xjax._src.lax.shape import broadcast_in_dim, broadcast_to, full_like_shape, reshape
 from xjax._src.lowering.stablehlo import aval_type, tensor_type, type_shape
 
 # -- derivative rules of the family (transcendental and special use ``parts`` too): ``parts``
@@ -38,12 +38,13 @@ from xjax._src.lowering.stablehlo import aval_type, tensor_type, type_shape
 
 
 def elementwise_jvp(primitive, rules):
-    """The jvp rule summing per-operand contributions ``rule(t, ans, *primals, **params)``,
-    each broadcast to the result's shape (lax broadcasts rank-0 and size-1 operands)."""
+    """The jvp rule summing (``add_any``, as JAX's ``defjvp``) per-operand contributions
+    ``rule(t, ans, *primals, **params)``, each broadcast to the result's shape (lax
+    broadcasts rank-0 and size-1 operands)."""
 
     def jvp(primals, tangents, **params):
         ans = primitive.bind(*primals, **params)
-        shape = get_aval(ans).shape
+        shape = tuple(get_aval(ans).shape)
         total = None
         for rule, t in zip(rules, tangents, strict=True):
             if type(t) is Zero or rule is None:
@@ -51,9 +52,40 @@ def elementwise_jvp(primitive, rules):
             part = rule(t, ans, *primals, **params)
             if type(part) is Zero:
                 continue
-            part = broadcast_to(part, shape)
-            total = part if total is None else add(total, part)
+            part = _explicit_broadcast(part, shape)
+            total = part if total is None else add_any_p.bind(total, part)
         return ans, Zero(tangent_aval(get_aval(ans))) if total is None else total
+
+    return jvp
+
+
+def _explicit_broadcast(x, shape):
+    """``x`` broadcast to ``shape`` as JAX's derivative rules make lax's implicit
+    broadcasting explicit: size-1 dimensions reshaped away, then ``broadcast_in_dim``."""
+    x_shape = tuple(get_aval(x).shape)
+    if x_shape == shape:
+        return x
+    if not x_shape:
+        return broadcast_to(x, shape)
+    kept = tuple(i for i, (a, b) in enumerate(zip(x_shape, shape, strict=True)) if a == b)
+    return broadcast_in_dim(reshape(x, tuple(x_shape[i] for i in kept)), shape, kept)
+
+
+def _add_or_sub_jvp(primitive, negate_y):
+    """JAX's rules for add and sub: one tangent alone is broadcast (negated for sub's
+    ``y``); two are added or subtracted by the primitive itself."""
+
+    def jvp(primals, tangents):
+        ans = primitive.bind(*primals)
+        tx, ty = tangents
+        if type(tx) is Zero and type(ty) is Zero:
+            return ans, Zero(tangent_aval(get_aval(ans)))
+        shape = tuple(get_aval(ans).shape)
+        if type(ty) is Zero:
+            return ans, _explicit_broadcast(tx, shape)
+        if type(tx) is Zero:
+            return ans, _explicit_broadcast(neg(ty) if negate_y else ty, shape)
+        return ans, primitive.bind(tx, ty)
 
     return jvp
 
@@ -91,7 +123,7 @@ def _ct_of_operand(position, transform=None):
 # -- add, sub, mul, neg --
 
 add_p = naryop("add", NUMERIC, impl=np.add, lower=lower_single("stablehlo.add"),
-               jvp=parts("add", _tangent, _tangent),
+               jvp=late_rule(lambda p: _add_or_sub_jvp(p, False), "add"),
                transpose=transpose_by_parts(_ct_of_operand(0), _ct_of_operand(1)),
                batch=batch_naryop("add"))
 add = binary_wrapper(add_p, """Elementwise addition ``x + y``.
@@ -114,7 +146,7 @@ add_any_p = naryop("add_any", NUMERIC, impl=np.add, lower=lower_single("stablehl
                    batch=batch_naryop("add_any"))
 
 sub_p = naryop("sub", NUMERIC, impl=np.subtract, lower=lower_single("stablehlo.subtract"),
-               jvp=parts("sub", _tangent, _negated_tangent),
+               jvp=late_rule(lambda p: _add_or_sub_jvp(p, True), "sub"),
                transpose=transpose_by_parts(_ct_of_operand(0),
                                             _ct_of_operand(1, lambda ct: neg(ct))),
                batch=batch_naryop("sub"))
@@ -271,9 +303,10 @@ Array(-3, dtype=int32)
 """)
 
 def _rem_jvp_y(t, ans, x, y):
-    # rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
-    quotient = div(x, y)
-    return mul(neg(t), mul(sign(quotient), floor(abs(quotient))))
+    # rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y); JAX's equations, the
+    # quotient twice included
+    negated = neg(t)
+    return mul(negated, mul(sign(div(x, y)), floor(abs(div(x, y)))))
 
 
 rem_p = naryop("rem", REAL_NUMERIC, impl=_rem_impl, lower=lower_single("stablehlo.remainder"),
@@ -617,9 +650,12 @@ def _max_min_lower(op_name, greater_first):
 def _balanced_share(x, ans, y):
     """1 where ``x`` is the result, halved where ``y`` is too (ties split the derivative
     evenly, as in JAX); 0 elsewhere. Of the result's shape."""
-    ones, zeros = full_like_shape(ans, 1), full_like_shape(ans, 0)
-    chosen = compare.select(compare.eq(x, ans), ones, zeros)
-    return div(chosen, compare.select(compare.eq(y, ans), full_like_shape(ans, 2), ones))
+    # JAX's order of equations: each comparison, then its constants
+    where_x = compare.eq(x, ans)
+    chosen = compare.select(where_x, full_like_shape(ans, 1), full_like_shape(ans, 0))
+    where_y = compare.eq(y, ans)
+    return div(chosen, compare.select(where_y, full_like_shape(ans, 2),
+                                      full_like_shape(ans, 1)))
 
 
 def _chooser_jvp(name):

@@ -49,9 +49,10 @@ def _special(name, fn, lower, doc, arity=1, *, jvp_parts):
 # -- derivative rules (JAX's); parts rules are ``rule(t, ans, *primals)`` --
 
 
-def _gaussian(x, scale):
-    """``scale * exp(-x**2)``, the slope of erf (scale 2/sqrt(pi)) and erfc."""
-    return mul(scalar_like(x, scale), exp(neg(square(x))))
+def _gaussian_tangent(t, x, scale):
+    """``scale * (t * exp(-x**2))``, erf's tangent (scale 2/sqrt(pi)) and erfc's, multiplied
+    in JAX's order (the rounding of its derivatives)."""
+    return mul(scalar_like(x, scale), mul(t, exp(neg(square(x)))))
 
 
 def _unsupported(error, message):
@@ -100,10 +101,10 @@ def _betainc_jvp_x(t, ans, a, b, x):
     return mul(t, exp(sub(log_density, log_beta)))
 
 
-_ERF_JVP = [lambda t, ans, x: mul(t, _gaussian(x, 2.0 / np.sqrt(np.pi)))]
-_ERFC_JVP = [lambda t, ans, x: mul(t, _gaussian(x, -2.0 / np.sqrt(np.pi)))]
-_ERF_INV_JVP = [lambda t, ans, x: mul(t, mul(scalar_like(x, np.sqrt(np.pi) / 2.0),
-                                             exp(square(ans))))]
+_ERF_JVP = [lambda t, ans, x: _gaussian_tangent(t, x, 2.0 / np.sqrt(np.pi))]
+_ERFC_JVP = [lambda t, ans, x: _gaussian_tangent(t, x, -2.0 / np.sqrt(np.pi))]
+_ERF_INV_JVP = [lambda t, ans, x: mul(scalar_like(x, np.sqrt(np.pi) / 2.0),
+                                      mul(t, exp(square(ans))))]
 _IGAMMA_JVP = [lambda t, ans, a, x: mul(t, igamma_grad_a(a, x)),
                lambda t, ans, a, x: mul(t, _gamma_density(a, x))]
 _IGAMMAC_JVP = [lambda t, ans, a, x: neg(mul(t, igamma_grad_a(a, x))),
