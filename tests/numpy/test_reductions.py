@@ -295,3 +295,15 @@ def test_diff_past_the_length_is_empty():
         out = jnp.diff(x, n=n, axis=axis)
         assert out.shape == np.diff(x, n=n, axis=axis).shape
     assert jnp.diff(x > 3, n=5).dtype == np.bool_
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_and_std_gradients_have_jaxs_bits_when_jitted(fn):
+    """var squares the centred values (``square``, whose derivative is ``2 x``) and divides
+    by ``N - ddof`` computed before the sum, as JAX's ``_var``."""
+    jax = pytest.importorskip("jax")
+    x = np.random.default_rng(5).uniform(0.1, 0.9, (8, 16)).astype(np.float32)
+    for kwargs in ({}, {"axis": 0}, {"axis": 1, "ddof": 1}):
+        ours = xjax.jit(xjax.grad(lambda v: getattr(jnp, fn)(v, **kwargs).sum()))(x)
+        theirs = jax.jit(jax.grad(lambda v: getattr(jax.numpy, fn)(v, **kwargs).sum()))(x)
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs), err_msg=str(kwargs))

@@ -241,7 +241,8 @@ def sigmoid(x):
 
 @jit
 def softplus(x):
-    """``log(1 + exp(x))``, computed stably (JAX: ``jnp.logaddexp(x, 0)``).
+    """``log(1 + exp(x))``, computed stably: ``jnp.logaddexp(x, 0)``, as JAX's (its custom
+    derivative is sigmoid(x), 0.5 at 0).
 
     Examples
     --------
@@ -249,13 +250,7 @@ def softplus(x):
     >>> xjax.nn.softplus(jnp.array([0.]))
     Array([0.6931472], dtype=float32)
     """
-    x, zero = promote_args_inexact("softplus", x, 0)
-    # max(x, 0) + log1p(exp(-|x|)), the value jnp.logaddexp(x, 0) computes, written with
-    # selects so the derivative is sigmoid(x) everywhere, 0.5 at 0 (JAX's logaddexp has a
-    # custom_jvp for that tie).
-    positive = x > zero
-    minus_abs = jnp.where(positive, -x, x)
-    return jnp.where(positive, x, zero) + jnp.log1p(jnp.exp(minus_abs))
+    return jnp.logaddexp(x, 0)
 
 
 @jit

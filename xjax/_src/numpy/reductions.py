@@ -288,27 +288,33 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if dtypes.is_complex(computation):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
-        centered = lax.mul(centered, centered)
-    total = _reduce("sum", centered, axis, None, keepdims, None, where)
+        centered = lax.square(centered)
     count = _count(a, axes, where)
     traced_ddof = isinstance(ddof, Tracer)  # a dynamic argument under a nested jit
     if isinstance(count, int) and not traced_ddof:
+        total = _reduce("sum", centered, axis, None, keepdims, None, where)
         normalizer = count - ddof
         if normalizer > 0:
             out = lax.div(total, const(total, normalizer))
         else:
             out = lax.mul(total, const(total, np.nan))
     else:
-        total_dtype = aval_of(total).dtype
+        # JAX's order: the normalizer, the sum, the quotient, then NaN where N - ddof <= 0
+        sum_dtype = aval_of(centered).dtype
         if isinstance(count, int):
-            count = const(total, count)
-        elif not keepdims:
-            count = lax.reshape(count, tuple(aval_of(total).shape))
-        ddof = lax_convert(ddof, total_dtype, False) if traced_ddof else const(total, ddof)
-        normalizer = lax.sub(lax_convert(count, total_dtype, False), ddof)
+            count = const(centered, count)  # a literal of the sum's dtype, as JAX's
+        else:
+            if not keepdims:
+                count = lax.reshape(count, tuple(d for i, d in enumerate(aval_of(a).shape)
+                                                 if i not in axes))
+            count = lax_convert(count, sum_dtype, False)
+        ddof = (lax_convert(ddof, sum_dtype, False) if traced_ddof
+                else const(centered, ddof))
+        normalizer = lax.sub(count, ddof)
+        total = _reduce("sum", centered, axis, None, keepdims, None, where)
         from xjax._src.numpy.logic import where as where_  # logic imports this module
-        out = where_(lax.gt(normalizer, const(normalizer, 0)), lax.div(total, normalizer),
-                     const(total, np.nan))
+        out = lax.div(total, normalizer)
+        out = where_(lax.gt(normalizer, const(normalizer, 0)), out, const(total, np.nan))
     if aval_of(out).dtype != result_dtype:
         out = lax_convert(out, result_dtype, False)
     return out

@@ -502,13 +502,13 @@ def _logaddexp_value(x1, x2, base2):
     # NaNs, or infinities of one sign: the plain sum gives the right NaN or infinity
     is_nan, plain = lax.ne(delta, delta), lax.add(x1, x2)
     stable = lax.add(amax, scale(lax.log1p(exp(lax.neg(lax.abs(delta))))))
-    return _select(is_nan, plain, stable)
+    return lax.select(is_nan, plain, stable)  # one shape already: JAX's lax.select
 
 
 def _finite_or_zero(x):
     """``x`` with +inf replaced by 0 (keeps the custom derivative finite at infinities)."""
     real = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
-    return _select(lax.eq(real, const(real, np.inf)), lax.full_like(x, 0), x)
+    return lax.select(lax.eq(real, const(real, np.inf)), lax.full_like(x, 0), x)
 
 
 _LOGADDEXP_CACHE = {}
