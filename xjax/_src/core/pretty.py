@@ -123,7 +123,9 @@ def _pp_eqn(eqn, names: _Names, indent: int, used=None) -> str:
     ins = " ".join(names(a) for a in eqn.invars)
     if eqn.primitive.name == "jit":
         _share_call_names(eqn, names)
-    params = {k: v for k, v in sorted(eqn.params.items(), key=_param_order)
+    printed = getattr(eqn.primitive, "printed_params", None)  # a primitive printed as JAX's
+    source = eqn.params if printed is None else printed(eqn.params)
+    params = {k: v for k, v in sorted(source.items(), key=_param_order)
               if not _hidden(eqn.primitive, k, v)}
     head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
     if not params:

@@ -45,6 +45,9 @@ class Primitive:
     hidden_params : tuple
         Params jaxprs leave out, as JAX prints them: a name (hidden while None) or a
         ``(name, default)`` pair (hidden while equal to default; ``...`` hides it always).
+        A subclass whose printed params are not its equations' params (JAX prints
+        ``custom_jvp_call`` with the function's and rules' names) defines
+        ``printed_params(params) -> dict``.
     sharding_rule : callable, FROM_ABSTRACT_EVAL or None
         ``rule(*avals, **params)``: the result's sharding (one per result for several), a
         ``NamedSharding`` or None, when an operand's type is split over Explicit mesh axes

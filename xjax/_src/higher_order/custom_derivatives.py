@@ -238,6 +238,16 @@ class CustomJvpCallPrimitive(HigherOrderPrimitive):
             params = _params_of_subfuns(params)
         return super().bind(*args, **params)
 
+    def printed_params(self, params) -> dict:
+        """The params as JAX prints the equation: the function's name, the rule by its
+        name, and the count of consts only when there are some."""
+        jvp = params["jvp"]
+        printed = {"name": getattr(jvp, "primal_name", None), "call_jaxpr": params["call_jaxpr"],
+                   "jvp": jvp, "symbolic_zeros": params["symbolic_zeros"]}
+        if params["num_consts"]:
+            printed["num_consts"] = params["num_consts"]
+        return printed
+
 
 def _params_of_subfuns(params) -> dict:
     """The equation params that the ``subfuns`` of ``get_bind_params`` stand for."""
@@ -255,7 +265,7 @@ def _params_of_subfuns(params) -> dict:
 custom_jvp_call_p = CustomJvpCallPrimitive(
     "custom_jvp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
     jvp=_custom_jvp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_jvp_batch),
-    multiple_results=True, hidden_params=(("jvp", ...), ("symbolic_zeros", False)),
+    multiple_results=True, hidden_params=("name",),
     partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
 
 
@@ -362,10 +372,27 @@ def _batched_bwd(bwd, name, size):
     return batched_bwd
 
 
-custom_vjp_call_p = HigherOrderPrimitive(
+class CustomVjpCallPrimitive(HigherOrderPrimitive):
+    """``custom_vjp_call``, printed as JAX prints it."""
+
+    __slots__ = ()
+
+    def printed_params(self, params) -> dict:
+        """The function's name, the rules by their names, whether they take symbolic
+        zeros, and the count of consts only when there are some."""
+        fwd = params["fwd"]
+        printed = {"name": getattr(fwd, "primal_name", None), "call_jaxpr": params["call_jaxpr"],
+                   "fwd": fwd, "bwd": params["bwd"],
+                   "symbolic_zeros": getattr(fwd, "symbolic_zeros", False)}
+        if params["num_consts"]:
+            printed["num_consts"] = params["num_consts"]
+        return printed
+
+
+custom_vjp_call_p = CustomVjpCallPrimitive(
     "custom_vjp_call", abstract_eval=_call_abstract_eval, impl=_call_impl, lower=_call_lower,
     jvp=_custom_vjp_jvp, transpose=NONLINEAR, batch=NeedsTrace(_custom_vjp_batch),
-    multiple_results=True, hidden_params=(("fwd", ...), ("bwd", ...)),
+    multiple_results=True, hidden_params=("name",),
     partial_eval=ALL_UNKNOWN, partial_eval_jaxpr=ALL_UNKNOWN)
 
 

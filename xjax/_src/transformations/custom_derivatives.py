@@ -347,6 +347,7 @@ class custom_jvp:
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
         flat_jvp = _flat_jvp(self.jvp, nondiff, in_tree, _OutTree(out_tree))
+        flat_jvp.primal_name = getattr(self.fun, "__name__", None)  # jaxprs print it, as JAX
         outs = custom_jvp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
                                       num_consts=len(consts), jvp=flat_jvp,
                                       symbolic_zeros=self.symbolic_zeros)
@@ -399,6 +400,7 @@ def _flat_jvp(user_jvp, nondiff, in_tree, out_tree):
             to_operand(o)  # raises JAX's TypeError for outputs that are not arrays
         # The outputs stay as the rule gave them (a Python scalar stays one), as in JAX.
         return flat_out, [_tangent_out(o, t) for o, t in zip(flat_out, flat_t, strict=True)]
+    flat_jvp.__name__ = getattr(user_jvp, "__name__", "jvp")  # jaxprs print the rule's name
     return flat_jvp
 
 
@@ -494,6 +496,7 @@ class custom_vjp:
         call_jaxpr, consts, out_tree = _trace_primal(self.fun, self.nondiff_argnums, nondiff,
                                                      flat_args, in_tree)
         flat_fwd, flat_bwd = self._flat_rules(nondiff, flat_args, (in_tree, _OutTree(out_tree)))
+        flat_fwd.primal_name = getattr(self.fun, "__name__", None)  # jaxprs print it, as JAX
         outs = custom_vjp_call_p.bind(*consts, *flat_args, call_jaxpr=call_jaxpr,
                                       num_consts=len(consts), fwd=flat_fwd, bwd=flat_bwd)
         return tree_unflatten(out_tree, outs)
@@ -537,6 +540,8 @@ def _flat_fwd(fwd, nondiff_argnums, nondiff, trees, symbolic_zeros):
                             f"container (pytree) structure as the primal function {expected}"
                             f", but got {tree}.")
         return [to_operand(o) for o in flat_out], residuals
+    flat_fwd.__name__ = getattr(fwd, "__name__", "fwd")  # jaxprs print the rules' names
+    flat_fwd.symbolic_zeros = symbolic_zeros
     return flat_fwd
 
 
@@ -550,6 +555,7 @@ def _flat_bwd(bwd, nondiff, trees, in_avals, symbolic_zeros):
         cts = [_user_tangent(c) if symbolic_zeros else instantiate(c) for c in cts]
         result = bwd(*nondiff, residuals, tree_unflatten(out_tree.tree, cts))
         return _flat_cotangents(result, in_tree, in_avals)
+    flat_bwd.__name__ = getattr(bwd, "__name__", "bwd")
     return flat_bwd
 
 
