@@ -387,3 +387,21 @@ def test_dead_unweakrefable_callables_do_not_hand_their_executables_to_new_ones(
     assert float(f(1.0)) == 2.0 and float(g(1.0)) == 3.0
     xjax.clear_caches()
     assert float(f(1.0)) == 2.0 and float(g(1.0)) == 3.0
+
+
+def test_jit_inline_stages_the_equations_themselves_as_jax():
+    """Measured on JAX 0.10.2: under any trace a ``jit(inline=True)`` function leaves its
+    equations, not a jit equation (nn.sigmoid is one); called eagerly it runs compiled."""
+    f = xjax.jit(lambda x: xjax.numpy.sin(x) * 2, inline=True)
+    for text in (str(xjax.make_jaxpr(lambda x: f(x) + 1)(1.0)),
+                 str(xjax.make_jaxpr(xjax.vmap(lambda x: f(x) + 1))(xjax.numpy.ones(3))),
+                 str(xjax.make_jaxpr(xjax.grad(lambda x: f(x) + 1))(1.0))):
+        assert "sin a" in text and "name=<lambda>" not in text
+    nested = str(xjax.make_jaxpr(xjax.jit(lambda x: f(x) + 1))(1.0))
+    assert nested.count("jit[") == 1  # the outer jit only
+    assert str(xjax.make_jaxpr(xjax.nn.sigmoid)(1.0)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = logistic a in (b,) }")
+    np.testing.assert_allclose(float(f(1.0)), 2 * np.sin(1.0), rtol=1e-6)
+    np.testing.assert_allclose(float(xjax.grad(f)(1.0)), 2 * np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(xjax.vmap(f)(xjax.numpy.ones(2))),
+                               2 * np.sin([1.0, 1.0]), rtol=1e-6)

@@ -14,7 +14,7 @@ from xjax._src.core import dtypes
 from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray, python_scalar_aval
 from xjax._src.core.config import config
-from xjax._src.core.jaxpr import ClosedJaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.pytree import flatten_call_args, tree_flatten, tree_unflatten
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.trace import Tracer, ctx as trace_ctx
@@ -343,7 +343,12 @@ class PjitFunction:
             outs = pjit_p.bind(*entry.call_consts, *plan.in_values(flat),
                                jaxpr=entry.call_jaxpr, name=self._name)
             return tree_unflatten(entry.out_tree, plan.write_back(flat, outs))
-        outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr, name=self._name)
+        if self._inline:  # jit(inline=True) under a trace: its equations, not a call (JAX)
+            outs = eval_jaxpr(entry.call_jaxpr.jaxpr, entry.call_jaxpr.consts,
+                              *entry.call_consts, *flat)
+        else:
+            outs = pjit_p.bind(*entry.call_consts, *flat, jaxpr=entry.call_jaxpr,
+                               name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
     def _partitioned(self, entry, flat, args, kwargs):
