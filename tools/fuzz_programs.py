@@ -76,6 +76,16 @@ UNARY = {
     "while_loop": lambda m, x: m.api.lax.while_loop(
         lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 1.1), (0, x))[1],
     "map": lambda m, x: m.api.lax.map(lambda v: m.np.tanh(v) * v, x) if x.ndim else x,
+    "log_softmax": lambda m, x: m.nn.log_softmax(x, axis=-1) if x.ndim else x,
+    "std": lambda m, x: m.np.std(x, axis=0),
+    "prod": lambda m, x: m.np.prod(m.np.clip(x, -1.5, 1.5), axis=-1) if x.ndim else x,
+    "cumprod": lambda m, x: m.np.cumprod(x * 0.5, axis=-1) if x.ndim else x,
+    "erf": lambda m, x: m.api.scipy.special.erf(x),
+    "expm1": lambda m, x: m.np.expm1(m.np.clip(x, -3, 3)),
+    "sinc": lambda m, x: m.np.sinc(x),
+    "min": lambda m, x: m.np.min(x, axis=0),
+    "transpose": lambda m, x: x.T,
+    "square_mean_centered": lambda m, x: m.np.square(x - m.np.mean(x)),
 }
 
 BINARY = {
@@ -98,7 +108,7 @@ BINARY = {
 SHAPES = [(), (3,), (4,), (2, 3), (3, 1)]
 STATS: collections.Counter = collections.Counter()  # how programs agreed
 TRANSFORMS = ["eager", "jit", "grad", "jit_grad", "vmap", "jit_vmap", "jvp", "vmap_grad",
-              "value_and_grad"]
+              "value_and_grad", "hessian", "jacfwd", "jacrev", "jit_jvp", "grad_of_remat"]
 
 
 @dataclasses.dataclass
@@ -185,10 +195,18 @@ def run(program: Program, backend: Backend, inputs):
     if kind == "vmap_grad":
         grad = api.vmap(api.grad(_scalar_loss(fun, backend)))
         return grad(*[np.stack([x, x * 0.5 + 0.1, -x]) for x in inputs]),
-    if kind == "jvp":
+    if kind in ("jvp", "jit_jvp"):
         tangents = [np.ones_like(x) for x in inputs]
-        primal, tangent = api.jvp(fun, tuple(inputs), tuple(tangents))
+        jvp = lambda *xs: api.jvp(fun, xs, tuple(tangents))  # noqa: E731
+        primal, tangent = (api.jit(jvp) if kind == "jit_jvp" else jvp)(*inputs)
         return (*primal, *tangent)
+    if kind == "hessian":  # second order in the first input
+        return api.hessian(_scalar_loss(fun, backend))(*inputs),
+    if kind in ("jacfwd", "jacrev"):  # the first output in the first input
+        jacobian = getattr(api, kind)(lambda *xs: fun(*xs)[0])
+        return jacobian(*inputs),
+    if kind == "grad_of_remat":
+        return api.grad(api.checkpoint(_scalar_loss(fun, backend)))(*inputs),
     raise ValueError(kind)
 
 

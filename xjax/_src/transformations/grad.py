@@ -16,7 +16,7 @@ from xjax._src.core.array import Array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.ref_avals import AbstractRef
 from xjax._src.core.pytree import tree_flatten, tree_map, tree_structure, tree_unflatten
-from xjax._src.core.tree_util import Partial
+from xjax._src.core.tree_util import Partial, tree_leaves as user_leaves
 from xjax._src.core.trace import current_trace, set_current_trace
 from xjax._src.interpreters.jvp import (JVPTrace, Zero, get_aval, instantiate, is_differentiable,
                                         jvp_flat, tangent_aval, zeros_like_aval)
@@ -401,27 +401,57 @@ def _argnums_tuple(argnums, n_args, fun_name):
     return tuple(i % n_args for i in nums)
 
 
-def _check_input_dtype(aval, holomorphic, allow_int, arg_name, api):
-    dtype = aval.dtype
+def _check_input_dtype(dtype, holomorphic, allow_int, api):
+    """JAX 0.10.2's checks of a reverse-mode input's dtype (grad, vjp, jacrev)."""
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise TypeError(f"{api} with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dtype.name}.")
+    if (isinstance(dtype, dtypes.ExtendedDType) or dtypes.is_integer(dtype)
+            or dtype == np.bool_):
+        if not allow_int:
+            raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that "
+                            f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
+                            "to use Boolean- or integer-valued inputs, use vjp or set "
+                            "allow_int to True.")
+    elif not (dtypes.is_float(dtype) or dtypes.is_complex(dtype)):
+        raise TypeError(f"{api} requires numerical-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_jacfwd_input(dtype, holomorphic):
+    """JAX 0.10.2's checks of a forward-mode Jacobian's input dtype."""
+    if isinstance(dtype, dtypes.ExtendedDType):
+        raise TypeError(f"jacfwd with input element type {dtype.name}")
     if holomorphic:
         if not dtypes.is_complex(dtype):
-            raise TypeError(f"{api} with holomorphic=True requires inputs with complex dtype, "
-                            f"but got {dtype.name} for argument {arg_name}.")
-        return
-    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
-        return
-    if allow_int and (dtypes.is_integer(dtype) or dtype == np.bool_):
-        return
-    raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that is a "
-                    f"sub-dtype of np.inexact), but got {dtype.name} for argument {arg_name}. "
-                    "If you want to use Boolean- or integer-valued inputs, use vjp or set "
-                    "allow_int to True.")
+            raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif not dtypes.is_float(dtype):
+        raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                        f"of np.floating), but got {dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly.")
+
+
+def _leaf_dtype(leaf):
+    """The dtype a differentiated leaf shows its user (a key's, not its data's)."""
+    dtype = getattr(leaf, "dtype", None)
+    return dtype if isinstance(dtype, dtypes.ExtendedDType) else _inner_aval(leaf).dtype
 
 
 def _check_scalar_output(aval, holomorphic, api):
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
+    _check_output_dtype(aval, holomorphic, api)
+
+
+def _check_output_dtype(aval, holomorphic, api):
+    """JAX's errors for outputs reverse mode cannot seed: keys, integers and booleans,
+    and complex numbers unless ``holomorphic``."""
+    if isinstance(aval.dtype, dtypes.ExtendedDType):
+        raise TypeError(f"{api} with output element type {aval.dtype.name}")
     if holomorphic:
         if not dtypes.is_complex(aval.dtype):
             raise TypeError(f"{api} with holomorphic=True requires outputs with complex dtype, "
@@ -436,15 +466,6 @@ def _check_scalar_output(aval, holomorphic, api):
         raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
                         f"of np.floating), but got {aval.dtype.name}. For differentiation of "
                         "functions with integer outputs, use jax.vjp directly.")
-
-
-def _arg_names(fun, argnums):
-    import inspect
-    try:
-        params = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        params = []
-    return [params[i] if i < len(params) else f"args[{i}]" for i in argnums]
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
@@ -462,13 +483,10 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), getattr(fun, "__name__", "fun"))
-        names = _arg_names(fun, nums)
+        for leaf in user_leaves(tuple(args[i] for i in nums)):  # a key array is one leaf
+            if type(leaf) is not Ref:  # JAX does not check a Ref's dtype here
+                _check_input_dtype(_leaf_dtype(leaf), holomorphic, allow_int, "grad")
         diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
-        for arg, name in zip(diff_args, names, strict=True):
-            for leaf in tree_flatten(arg)[0]:
-                if type(leaf) is not Ref:  # JAX does not check a Ref's dtype here
-                    _check_input_dtype(get_aval(leaf), holomorphic, allow_int, name,
-                                       value_and_grad_fun._api)
 
         def partial_fun(*dyn):
             full = list(args)
@@ -485,7 +503,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             raise TypeError("Gradient only defined for scalar-output functions. Output was "
                             f"{out!r}.")
         out_aval = get_aval(out_leaves[0])
-        _check_scalar_output(out_aval, holomorphic, value_and_grad_fun._api)
+        _check_scalar_output(out_aval, holomorphic, "grad")  # JAX's name for both
         one = _cotangent_seed(out_aval)
         grads = f_vjp(tree_unflatten(tree_structure(out), [one]))
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
@@ -493,7 +511,6 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             return (out, aux), grads
         return out, grads
 
-    value_and_grad_fun._api = "value_and_grad"
     return value_and_grad_fun
 
 
@@ -521,7 +538,6 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     Array([0., 2., 4.], dtype=float32)
     """
     value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
-    value_and_grad_fun._api = "grad"
 
     @wraps(fun)
     def grad_fun(*args, **kwargs):
@@ -536,13 +552,15 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 # -- Jacobians and Hessians --
 
-def _jacobian_setup(fun, argnums, args, kwargs, holomorphic, api):
+def _jacobian_setup(fun, argnums, args, kwargs, holomorphic, api, allow_int=False):
     """Check the differentiated arguments and close ``fun`` over the others."""
     nums = _argnums_tuple(argnums, len(args), "")
+    for leaf in user_leaves(tuple(args[i] for i in nums)):  # a key array is one leaf
+        if api == "jacfwd":
+            _check_jacfwd_input(_leaf_dtype(leaf), holomorphic)
+        else:
+            _check_input_dtype(_leaf_dtype(leaf), holomorphic, allow_int, api)
     diff_args = tuple(_as_operand_tree(args[i]) for i in nums)
-    for arg, name in zip(diff_args, _arg_names(fun, nums), strict=True):
-        for leaf in tree_flatten(arg)[0]:
-            _check_jac_input(_inner_aval(leaf), holomorphic, name, api)
 
     def partial_fun(*dyn):
         full = list(args)
@@ -594,8 +612,13 @@ def _like_example(block, example):
     if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(example.dtype):
         block, aval = lax.real(block), None
     aval = aval or get_aval(block)
+    if aval.dtype == dtypes.float0 and example.dtype != dtypes.float0:
+        # an integer or boolean output's block in forward mode (an integer input's with
+        # allow_int in reverse mode): zeros of its dtype, as JAX converts them
+        return Array._from_numpy(np.zeros(aval.shape, example.dtype),
+                                 ShapedArray(aval.shape, example.dtype, example.weak_type))
     if not (dtypes.is_inexact(aval.dtype) and dtypes.is_inexact(example.dtype)):
-        return block  # float0 blocks of integer leaves stay as they are
+        return block
     if aval.dtype == example.dtype and aval.weak_type == example.weak_type:
         return block
     return lax.convert_element_type_p.bind(block, new_dtype=example.dtype,
@@ -663,11 +686,13 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @wraps(fun)
     def jac_fun(*args, **kwargs):
         partial_fun, diff_args = _jacobian_setup(fun, argnums, args, kwargs, holomorphic,
-                                                 "jacrev")
+                                                 "jacrev", allow_int)
         result = vjp(partial_fun, *diff_args, has_aux=has_aux)
         out, f_vjp = result[0], result[1]
         flat_out, out_tree = tree_flatten(out)
         out_avals = [get_aval(o) for o in flat_out]
+        for aval in out_avals:
+            _check_output_dtype(aval, holomorphic, "jacrev")
         in_tree = tree_flatten(diff_args)[1]
 
         def pullback(*basis_leaves):
@@ -686,15 +711,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         return (jac, result[2]) if has_aux else jac
 
     return jac_fun
-
-
-def _check_jac_input(aval, holomorphic, name, api):
-    if holomorphic:
-        _check_input_dtype(aval, True, False, name, api)
-    elif not (dtypes.is_float(aval.dtype) or dtypes.is_complex(aval.dtype)):
-        raise TypeError(f"{api} requires real- or complex-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.inexact), but got {aval.dtype.name} for argument "
-                        f"{name}.")
 
 
 jacobian = jacrev
