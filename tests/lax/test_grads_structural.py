@@ -334,3 +334,25 @@ def test_scatter_jvp_keeps_only_the_winning_update():
     assert out[1].tolist() in ([0.0, 1.0], [2.0, 3.0])
     np.testing.assert_array_equal(tangent[0], [0.0, 0.0])  # no update: x's (zero) tangent
     np.testing.assert_array_equal(tangent[1:], out[1:] + 10)  # the winner's tangent
+
+
+def _vjp_jaxpr_text(lib, f, *args):
+    return str(lib.make_jaxpr(lambda *a: lib.vjp(f, *a)[1](f(*a)))(*args))
+
+
+def test_transposes_and_tile_stage_as_jax():
+    """Measured on JAX 0.10.2: concatenate's transpose is one ``split`` (parts of the
+    constant operands dropped), and ``jnp.tile`` is the ``tile`` primitive after a
+    rank-raising broadcast."""
+    x = np.ones((2, 3), np.float32)
+
+    def concat(lib):
+        y = lib.numpy.ones((1, 3))  # an Array: one constvar (a NumPy array read twice is
+        # two in xjax, one in JAX)
+        return lambda a: lib.lax.concatenate([a, y, a], 0)
+
+    assert _vjp_jaxpr_text(xjax, concat(xjax), x) == _vjp_jaxpr_text(jax, concat(jax), x)
+    for reps in [(2, 2), 2, (2, 1, 1), ()]:
+        for a in (np.ones(3, np.float32), x):
+            ours = str(xjax.make_jaxpr(lambda v: xjax.numpy.tile(v, reps))(a))
+            assert ours == str(jax.make_jaxpr(lambda v: jax.numpy.tile(v, reps))(a)), reps

@@ -17,6 +17,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.primitive import Primitive
 from xjax._src.lax import sharding_rules
 from xjax._src.lax import reduce, slicing  # they import this module: used at call time only
+from xjax._src.lax import stacking  # it imports this module: used at call time only
 from xjax._src.lax.ad_helpers import linear_jvp_of, operand_aval
 from xjax._src.lax.ad_rules import Zero, get_aval, is_undefined
 from xjax._src.lax.batch_rules import batch_size, bdim_at_front, move_axis, not_mapped
@@ -66,18 +67,13 @@ def _concatenate_lower(ctx, *xs, dimension):
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    """The slice of ``ct`` each linear operand came from."""
-    cts, start = [], 0
-    for x in operands:
-        size = operand_aval(x).shape[dimension]
-        if not is_undefined(x):
-            cts.append(None)
-        elif type(ct) is Zero:
-            cts.append(Zero(x.aval))
-        else:
-            cts.append(slicing.slice_in_dim(ct, start, start + size, axis=dimension))
-        start += size
-    return cts
+    """The part of ``ct`` each linear operand came from: one ``split`` into every
+    operand's part, as JAX's rule."""
+    if type(ct) is Zero:
+        return [Zero(x.aval) if is_undefined(x) else None for x in operands]
+    sizes = tuple(operand_aval(x).shape[dimension] for x in operands)
+    parts = stacking.split(ct, sizes, axis=dimension)
+    return [part if is_undefined(x) else None for part, x in zip(parts, operands, strict=True)]
 
 
 def _concatenate_batch(args, dims, *, dimension):

@@ -14,7 +14,7 @@ from xjax._src.core.primitive import Primitive
 from xjax._src.lax.ad_helpers import linear_jvp_of
 from xjax._src.lax.ad_rules import Zero, instantiate, is_undefined, transpose_by_parts
 from xjax._src.lax.batch_rules import batch_at_front, batch_size, bdim_at_front, shifted_axis
-from xjax._src.lax.concat_pad import concatenate
+from xjax._src.lax import concat_pad  # it imports this module: used at call time only
 from xjax._src.lax.reduce import reduce_sum
 from xjax._src.lax.shape import as_operand, canonicalize_axis, index_tuple, reshape
 from xjax._src.lowering.stablehlo import aval_type, i64_array
@@ -60,7 +60,7 @@ def _split_lower(ctx, x, *, sizes, axis):
 def _split_transpose(cts, operand, *, sizes, axis):
     if all(type(ct) is Zero for ct in cts):
         return [Zero(operand.aval)]
-    return [concatenate([instantiate(ct) for ct in cts], axis)]
+    return [concat_pad.concatenate([instantiate(ct) for ct in cts], axis)]
 
 
 split_p = Primitive("split", abstract_eval=_split_abstract_eval, impl=_split_impl,

@@ -633,12 +633,10 @@ def tile(A, reps):
     A = to_jax(A)
     reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(map(operator.index, reps))
     rank = builtins.max(len(_shape(A)), len(reps))
-    A = _reshape(A, (1,) * (rank - len(_shape(A))) + _shape(A))
+    if rank > len(_shape(A)):  # leading size-1 axes, as JAX's expand_dims
+        A = lax.expand_dims(A, tuple(range(rank - len(_shape(A)))))
     reps = (1,) * (rank - len(reps)) + reps
-    dims = _shape(A)
-    interleaved = tuple(x for pair in zip(reps, dims, strict=True) for x in pair)
-    out = lax.broadcast_in_dim(A, interleaved, tuple(range(1, 2 * rank, 2)))
-    return _reshape(out, tuple(r * d for r, d in zip(reps, dims, strict=True)))
+    return lax.tile(A, reps)
 
 
 @moves_elements("a")
