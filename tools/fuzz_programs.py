@@ -197,7 +197,7 @@ def run(program: Program, backend: Backend, inputs):
         return grad(*[np.stack([x, x * 0.5 + 0.1, -x]) for x in inputs]),
     if kind in ("jvp", "jit_jvp"):
         tangents = [np.ones_like(x) for x in inputs]
-        jvp = lambda *xs: api.jvp(fun, xs, tuple(tangents))  # noqa: E731
+        jvp = lambda *xs: api.jvp(fun, xs, tuple(tangents))
         primal, tangent = (api.jit(jvp) if kind == "jit_jvp" else jvp)(*inputs)
         return (*primal, *tangent)
     if kind == "hessian":  # second order in the first input

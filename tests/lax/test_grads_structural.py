@@ -354,5 +354,6 @@ def test_transposes_and_tile_stage_as_jax():
     assert _vjp_jaxpr_text(xjax, concat(xjax), x) == _vjp_jaxpr_text(jax, concat(jax), x)
     for reps in [(2, 2), 2, (2, 1, 1), ()]:
         for a in (np.ones(3, np.float32), x):
-            ours = str(xjax.make_jaxpr(lambda v: xjax.numpy.tile(v, reps))(a))
-            assert ours == str(jax.make_jaxpr(lambda v: jax.numpy.tile(v, reps))(a)), reps
+            ours = str(xjax.make_jaxpr(lambda v, r=reps: xjax.numpy.tile(v, r))(a))
+            theirs = str(jax.make_jaxpr(lambda v, r=reps: jax.numpy.tile(v, r))(a))
+            assert ours == theirs, reps

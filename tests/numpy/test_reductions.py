@@ -304,6 +304,6 @@ def test_var_and_std_gradients_have_jaxs_bits_when_jitted(fn):
     jax = pytest.importorskip("jax")
     x = np.random.default_rng(5).uniform(0.1, 0.9, (8, 16)).astype(np.float32)
     for kwargs in ({}, {"axis": 0}, {"axis": 1, "ddof": 1}):
-        ours = xjax.jit(xjax.grad(lambda v: getattr(jnp, fn)(v, **kwargs).sum()))(x)
-        theirs = jax.jit(jax.grad(lambda v: getattr(jax.numpy, fn)(v, **kwargs).sum()))(x)
+        ours = xjax.jit(xjax.grad(lambda v, k=kwargs: getattr(jnp, fn)(v, **k).sum()))(x)
+        theirs = jax.jit(jax.grad(lambda v, k=kwargs: getattr(jax.numpy, fn)(v, **k).sum()))(x)
         np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs), err_msg=str(kwargs))
