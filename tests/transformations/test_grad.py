@@ -243,6 +243,10 @@ def test_jacobians_of_integer_outputs_as_jax():
         xjax.jacrev(lambda v: jnp.argmax(v))(x)
     with pytest.raises(TypeError, match="jacrev requires real-valued outputs .* but got int32"):
         xjax.jacrev(lambda v: v * 2, allow_int=True)(np.arange(3))
+    zeros = xjax.jacrev(lambda v: v * 2.0, allow_int=True)(np.arange(3))
+    assert zeros.dtype == np.int32 and zeros.shape == (3, 3) and not np.asarray(zeros).any()
+    with pytest.raises(TypeError, match="jacrev with output element type key<fry>"):
+        xjax.jacrev(lambda v: xjax.random.split(xjax.random.key(0)))(1.0)
 
 
 _ERROR_CASES = [("jacfwd", {}, lambda: np.ones(2, np.complex64)),

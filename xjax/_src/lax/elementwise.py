@@ -106,10 +106,6 @@ def _tangent(t, ans, *primals, **params):
     return t
 
 
-def _negated_tangent(t, ans, *primals, **params):
-    return neg(t)
-
-
 def _ct_of_operand(position, transform=None):
     """A transpose rule: the cotangent (transformed), summed down to operand ``position``'s
     shape (undoing lax's implicit broadcasting)."""

@@ -444,27 +444,27 @@ def _check_scalar_output(aval, holomorphic, api):
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
-    _check_output_dtype(aval, holomorphic, api)
+    _check_output_dtype(aval.dtype, holomorphic, api)
 
 
-def _check_output_dtype(aval, holomorphic, api):
+def _check_output_dtype(dtype, holomorphic, api):
     """JAX's errors for outputs reverse mode cannot seed: keys, integers and booleans,
     and complex numbers unless ``holomorphic``."""
-    if isinstance(aval.dtype, dtypes.ExtendedDType):
-        raise TypeError(f"{api} with output element type {aval.dtype.name}")
+    if isinstance(dtype, dtypes.ExtendedDType):
+        raise TypeError(f"{api} with output element type {dtype.name}")
     if holomorphic:
-        if not dtypes.is_complex(aval.dtype):
+        if not dtypes.is_complex(dtype):
             raise TypeError(f"{api} with holomorphic=True requires outputs with complex dtype, "
-                            f"but got {aval.dtype.name}.")
-    elif dtypes.is_complex(aval.dtype):
+                            f"but got {dtype.name}.")
+    elif dtypes.is_complex(dtype):
         raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                        f"of np.floating), but got {dtype.name}. For holomorphic "
                         "differentiation, pass holomorphic=True. For differentiation of "
                         "non-holomorphic functions involving complex outputs, use jax.vjp "
                         "directly.")
-    elif not dtypes.is_float(aval.dtype):
+    elif not dtypes.is_float(dtype):
         raise TypeError(f"{api} requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        f"of np.floating), but got {dtype.name}. For differentiation of "
                         "functions with integer outputs, use jax.vjp directly.")
 
 
@@ -690,9 +690,9 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         result = vjp(partial_fun, *diff_args, has_aux=has_aux)
         out, f_vjp = result[0], result[1]
         flat_out, out_tree = tree_flatten(out)
+        for leaf in user_leaves(out):  # a key array is one leaf
+            _check_output_dtype(_leaf_dtype(leaf), holomorphic, "jacrev")
         out_avals = [get_aval(o) for o in flat_out]
-        for aval in out_avals:
-            _check_output_dtype(aval, holomorphic, "jacrev")
         in_tree = tree_flatten(diff_args)[1]
 
         def pullback(*basis_leaves):
